@@ -1,0 +1,209 @@
+package io.ferry.transport;
+
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The entry point of Ferry: turns a transport URI into a client connection or a listening server.
+ *
+ * <pre>{@code
+ * try (Transports ferry = Transports.create()) {
+ *     Channel server = ferry.listen("tcp://0.0.0.0:9000", new MyServerInitializer()).sync().channel();
+ *     Channel client = ferry.connect("tcp://127.0.0.1:9000", new MyClientInitializer()).sync().channel();
+ *     // The same code runs over UDT or uTP by changing the scheme to udt:// or utp://.
+ * }
+ * }</pre>
+ *
+ * <p>Transports are discovered with {@link ServiceLoader} ({@link TransportProvider}). Each transport is
+ * instantiated on first use and owns its event loops; {@link #close()} closes all of them. An
+ * instance is thread-safe.
+ */
+public final class Transports implements AutoCloseable {
+
+    private final Map<String, TransportProvider> providersByScheme;
+    private final Map<TransportProvider, Transport> open = new LinkedHashMap<>();
+    private boolean closed;
+
+    private Transports(Iterable<? extends TransportProvider> providers) {
+        Map<String, TransportProvider> byScheme = new LinkedHashMap<>();
+        for (TransportProvider provider : providers) {
+            for (String scheme : provider.schemes()) {
+                TransportProvider previous = byScheme.putIfAbsent(scheme, provider);
+                if (previous != null && previous != provider) {
+                    throw new IllegalStateException("two transports claim the scheme '" + scheme + "': "
+                            + previous.getClass().getName() + " and " + provider.getClass().getName());
+                }
+            }
+        }
+        this.providersByScheme = Collections.unmodifiableMap(byScheme);
+    }
+
+    /** Discovers the installed transports with {@link ServiceLoader} through this class's class loader. */
+    public static Transports create() {
+        return create(Transports.class.getClassLoader());
+    }
+
+    /** Discovers the installed transports with {@link ServiceLoader} through the given class loader. */
+    public static Transports create(ClassLoader loader) {
+        List<TransportProvider> providers = new ArrayList<>();
+        ServiceLoader.load(TransportProvider.class, loader).forEach(providers::add);
+        return new Transports(providers);
+    }
+
+    /** Uses exactly these providers, without discovery. */
+    public static Transports of(Iterable<? extends TransportProvider> providers) {
+        return new Transports(providers);
+    }
+
+    /** Every installed scheme, aliases included, sorted. */
+    public Set<String> schemes() {
+        return Collections.unmodifiableSet(new TreeSet<>(providersByScheme.keySet()));
+    }
+
+    /** The canonical names of the installed transports, in discovery order (aliases excluded). */
+    public List<String> transportNames() {
+        List<String> names = new ArrayList<>();
+        for (TransportProvider provider : new java.util.LinkedHashSet<>(providersByScheme.values())) {
+            names.add(provider.name());
+        }
+        return names;
+    }
+
+    /**
+     * The transport for a scheme, created on first use.
+     *
+     * @throws IllegalArgumentException if no installed transport has this scheme (the message lists the installed ones)
+     * @throws TransportUnavailableException if the transport cannot run on this platform
+     */
+    public synchronized Transport transport(String scheme) {
+        Objects.requireNonNull(scheme, "scheme");
+        if (closed) {
+            throw new IllegalStateException("this Transports instance is closed");
+        }
+        TransportProvider provider = providersByScheme.get(scheme.toLowerCase(java.util.Locale.ROOT));
+        if (provider == null) {
+            throw new IllegalArgumentException("no transport is installed for scheme '" + scheme + "'; installed: "
+                    + (providersByScheme.isEmpty() ? "none (add a Ferry transport jar such as io.ferry:transport-tcp to the class path)"
+                    : String.join(", ", schemes())));
+        }
+        return open.computeIfAbsent(provider, TransportProvider::create);
+    }
+
+    /** Connects to a transport URI with the transport's default options. */
+    public ChannelFuture connect(String uri, ChannelHandler handler) {
+        return connect(uri, handler, ChannelOptions.empty());
+    }
+
+    /**
+     * Connects to a transport URI such as {@code tcp://host:9000}.
+     *
+     * @throws IllegalArgumentException for a malformed URI, an unknown scheme or an option the transport cannot honour
+     */
+    public ChannelFuture connect(String uri, ChannelHandler handler, ChannelOptions options) {
+        return connect(TransportUri.parse(uri, false), handler, options);
+    }
+
+    /** Connects to a transport URI; see {@link #connect(String, ChannelHandler, ChannelOptions)}. */
+    public ChannelFuture connect(URI uri, ChannelHandler handler, ChannelOptions options) {
+        return connect(TransportUri.of(uri, false), handler, options);
+    }
+
+    private ChannelFuture connect(TransportUri target, ChannelHandler handler, ChannelOptions options) {
+        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(options, "options");
+        Transport transport = transport(target.scheme());
+        InetSocketAddress remote;
+        try {
+            remote = resolve(target);
+        } catch (UnknownHostException e) {
+            // The transport fails the connect future with an UnknownHostException naming the host.
+            remote = target.unresolvedAddress();
+        }
+        return transport.connect(remote, handler, options);
+    }
+
+    /** Listens on a transport URI with the transport's default options. */
+    public ChannelFuture listen(String uri, ChannelHandler childHandler) {
+        return listen(uri, childHandler, ChannelOptions.empty());
+    }
+
+    /**
+     * Listens on a transport URI such as {@code tcp://0.0.0.0:9000} (port 0: any free port).
+     *
+     * @throws IllegalArgumentException for a malformed URI, an unknown scheme or an option the transport cannot honour
+     */
+    public ChannelFuture listen(String uri, ChannelHandler childHandler, ChannelOptions options) {
+        return listen(TransportUri.parse(uri, true), childHandler, options);
+    }
+
+    /** Listens on a transport URI; see {@link #listen(String, ChannelHandler, ChannelOptions)}. */
+    public ChannelFuture listen(URI uri, ChannelHandler childHandler, ChannelOptions options) {
+        return listen(TransportUri.of(uri, true), childHandler, options);
+    }
+
+    private ChannelFuture listen(TransportUri target, ChannelHandler childHandler, ChannelOptions options) {
+        Objects.requireNonNull(childHandler, "childHandler");
+        Objects.requireNonNull(options, "options");
+        Transport transport = transport(target.scheme());
+        InetSocketAddress local;
+        try {
+            local = resolve(target);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("cannot listen on '" + target + "': unknown host '" + target.host() + "'", e);
+        }
+        return transport.listen(local, childHandler, options);
+    }
+
+    private static InetSocketAddress resolve(TransportUri target) throws UnknownHostException {
+        try {
+            return new InetSocketAddress(InetAddress.getByName(target.host()), target.port());
+        } catch (UnknownHostException e) {
+            UnknownHostException specific = new UnknownHostException("cannot resolve host '" + target.host() + "' of " + target);
+            specific.initCause(e);
+            throw specific;
+        }
+    }
+
+    /** Closes every transport this instance created, with their channels and threads. Idempotent. */
+    @Override
+    public void close() {
+        List<Transport> toClose;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(open.values());
+            open.clear();
+        }
+        RuntimeException failure = null;
+        for (Transport transport : toClose) {
+            try {
+                transport.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package io.ferry.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TransportsTest {
+
+    private static final ChannelHandler NOOP = new ChannelHandlerAdapter() { };
+
+    @Test
+    void unknownSchemeListsInstalledSchemes() {
+        try (Transports ferry = Transports.of(List.of(new RecordingProvider("tcp"), new RecordingProvider("utp", "ledbat")))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ferry.connect("sctp://h:1", NOOP));
+            assertEquals("no transport is installed for scheme 'sctp'; installed: ledbat, tcp, utp", e.getMessage());
+        }
+    }
+
+    @Test
+    void noTransportInstalledSaysWhatToAdd() {
+        try (Transports ferry = Transports.create()) {
+            assertTrue(ferry.schemes().isEmpty(), "the API module alone installs no transport");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ferry.connect("tcp://h:1", NOOP));
+            assertTrue(e.getMessage().contains("none (add a Ferry transport jar"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aliasesShareOneTransportInstance() {
+        RecordingProvider utp = new RecordingProvider("utp", "ledbat");
+        try (Transports ferry = Transports.of(List.of(utp))) {
+            assertSame(ferry.transport("utp"), ferry.transport("LEDBAT"));
+            assertEquals(1, utp.created.size());
+            assertEquals(List.of("utp"), ferry.transportNames());
+        }
+        assertTrue(utp.created.get(0).closed, "closing Transports closes the transports it created");
+    }
+
+    @Test
+    void passesResolvedAddressAndOptionsToTheTransport() {
+        RecordingProvider tcp = new RecordingProvider("tcp");
+        try (Transports ferry = Transports.of(List.of(tcp))) {
+            ChannelOptions options = ChannelOptions.builder().set(FerryChannelOption.PACKET_SIZE, 1200).build();
+            ferry.connect("tcp://127.0.0.1:4242", NOOP, options);
+            RecordingTransport t = tcp.created.get(0);
+            assertEquals(new InetSocketAddress("127.0.0.1", 4242), t.lastAddress);
+            assertFalse(t.lastAddress.isUnresolved());
+            assertSame(options, t.lastOptions);
+        }
+    }
+
+    @Test
+    void unresolvableHostReachesTheTransportUnresolved() {
+        RecordingProvider tcp = new RecordingProvider("tcp");
+        try (Transports ferry = Transports.of(List.of(tcp))) {
+            ferry.connect("tcp://no-such-host.invalid:1", NOOP);
+            InetSocketAddress address = tcp.created.get(0).lastAddress;
+            assertTrue(address.isUnresolved(), "the transport reports the resolution failure on the connect future");
+            assertEquals("no-such-host.invalid", address.getHostString());
+        }
+    }
+
+    @Test
+    void listenOnUnresolvableHostNamesIt() {
+        try (Transports ferry = Transports.of(List.of(new RecordingProvider("tcp")))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ferry.listen("tcp://no-such-host.invalid:0", NOOP));
+            assertTrue(e.getMessage().contains("unknown host 'no-such-host.invalid'"), e.getMessage());
+        }
+    }
+
+    @Test
+    void twoTransportsClaimingOneSchemeIsAnError() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Transports.of(List.of(new RecordingProvider("tcp"), new RecordingProvider("tcp"))));
+        assertTrue(e.getMessage().contains("'tcp'"));
+    }
+
+    @Test
+    void closedInstanceRefusesWork() {
+        Transports ferry = Transports.of(List.of(new RecordingProvider("tcp")));
+        ferry.close();
+        ferry.close(); // idempotent
+        assertThrows(IllegalStateException.class, () -> ferry.transport("tcp"));
+    }
+
+    @Test
+    void channelsNotMadeByFerryAreRejectedByFerryChannels() {
+        Channel plain = new io.netty.channel.embedded.EmbeddedChannel();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FerryChannels.statistics(plain));
+        assertTrue(e.getMessage().contains("not created by a Ferry transport"));
+        plain.close();
+    }
+
+    private static final class RecordingProvider implements TransportProvider {
+        private final List<String> schemes;
+        final List<RecordingTransport> created = new ArrayList<>();
+
+        RecordingProvider(String... schemes) {
+            this.schemes = List.of(schemes);
+        }
+
+        @Override
+        public String name() {
+            return schemes.get(0);
+        }
+
+        @Override
+        public List<String> schemes() {
+            return schemes;
+        }
+
+        @Override
+        public Transport create() {
+            RecordingTransport t = new RecordingTransport(name());
+            created.add(t);
+            return t;
+        }
+    }
+
+    private static final class RecordingTransport implements Transport {
+        private final String name;
+        InetSocketAddress lastAddress;
+        ChannelOptions lastOptions;
+        boolean closed;
+
+        RecordingTransport(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Set<ChannelOption<?>> supportedOptions() {
+            return Set.of(FerryChannelOption.PACKET_SIZE);
+        }
+
+        @Override
+        public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
+            lastAddress = remote;
+            lastOptions = options;
+            return null;
+        }
+
+        @Override
+        public ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options) {
+            lastAddress = local;
+            lastOptions = options;
+            return null;
+        }
+
+        @Override
+        public TransportStatistics statistics(Channel channel) {
+            return TransportStatistics.builder(name, "test").build();
+        }
+
+        @Override
+        public ChannelFuture abort(Channel channel) {
+            return channel.close();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

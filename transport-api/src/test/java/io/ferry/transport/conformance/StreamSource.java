@@ -1,0 +1,105 @@
+package io.ferry.transport.conformance;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Writes a reproducible stream of {@code total} bytes as soon as the channel is active, honouring
+ * writability (it only writes while {@code isWritable()}), and records what the transport accepted.
+ */
+final class StreamSource extends ChannelInboundHandlerAdapter {
+    private final long total;
+    private final int chunk;
+    private final PatternStream pattern;
+    private final CompletableFuture<byte[]> sentDigest = new CompletableFuture<>();
+    private final AtomicLong flushedToTransport = new AtomicLong();
+    private volatile long queued;
+    private volatile boolean everUnwritable;
+    private volatile long maxPendingOutbound;
+
+    StreamSource(long total, int chunk, long seed) {
+        this.total = total;
+        this.chunk = chunk;
+        this.pattern = new PatternStream(seed);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        writeMore(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            ctx.channel().eventLoop().execute(() -> writeMore(ctx));
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isWritable()) {
+            everUnwritable = true;
+        }
+        writeMore(ctx);
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (queued < total) {
+            sentDigest.completeExceptionally(new IllegalStateException("channel closed after " + queued + " of " + total + " bytes were queued"));
+        }
+        ctx.fireChannelInactive();
+    }
+
+    private void writeMore(ChannelHandlerContext ctx) {
+        long q = queued;
+        while (q < total && ctx.channel().isWritable()) {
+            int n = (int) Math.min(chunk, total - q);
+            ByteBuf buf = ctx.alloc().buffer(n);
+            pattern.fill(buf, n);
+            q += n;
+            queued = q;
+            ctx.write(buf).addListener(f -> {
+                if (f.isSuccess()) {
+                    flushedToTransport.addAndGet(n);
+                }
+            });
+            long pending = ctx.channel().unsafe().outboundBuffer() == null ? 0
+                    : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
+            if (pending > maxPendingOutbound) {
+                maxPendingOutbound = pending;
+            }
+        }
+        if (!ctx.channel().isWritable()) {
+            everUnwritable = true;
+        }
+        ctx.flush();
+        if (q == total && !sentDigest.isDone()) {
+            sentDigest.complete(pattern.digest());
+        }
+    }
+
+    /** Completes with the SHA-256 of the whole stream once every byte is queued. */
+    CompletableFuture<byte[]> sentDigest() {
+        return sentDigest;
+    }
+
+    /** Bytes whose write completed: handed over to the transport below Netty's outbound buffer. */
+    long flushedToTransport() {
+        return flushedToTransport.get();
+    }
+
+    boolean everUnwritable() {
+        return everUnwritable;
+    }
+
+    long maxPendingOutbound() {
+        return maxPendingOutbound;
+    }
+}

@@ -1,0 +1,555 @@
+package io.ferry.transport.conformance;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.Transports;
+import io.ferry.transport.metrics.ChannelMetrics;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.ConnectException;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The behaviour every Ferry transport must show, run by each transport module against itself
+ * (subclass it and return the scheme). Everything goes through the public API: {@link Transports}
+ * found by {@link java.util.ServiceLoader}, real sockets on loopback, the leak detector at paranoid.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(LeakDetectionExtension.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class TransportConformanceTest {
+
+    protected static final String HOST = "127.0.0.1";
+    private static final int BULK = 64 << 20;
+
+    protected Transports ferry;
+
+    /** The scheme under test, e.g. {@code tcp}. */
+    protected abstract String scheme();
+
+    /** Something bound on loopback that never answers a connection attempt of this transport. */
+    protected UnresponsivePeer openUnresponsivePeer() throws Exception {
+        return UnresponsivePeer.udpBlackHole();
+    }
+
+    /** Options every test connection gets (a transport may add tuning for loopback). */
+    protected ChannelOptions baseOptions() {
+        return ChannelOptions.empty();
+    }
+
+    @BeforeAll
+    void openTransports() {
+        ferry = Transports.create();
+        assertTrue(ferry.schemes().contains(scheme()), "scheme " + scheme() + " is installed: " + ferry.schemes());
+    }
+
+    @AfterAll
+    void closeTransports() {
+        if (ferry != null) {
+            ferry.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    protected String uri(int port) {
+        return scheme() + "://" + HOST + ":" + port;
+    }
+
+    protected Channel listen(ChannelOptions options, Consumer<Channel> childSetup) throws InterruptedException {
+        ChannelFuture bound = ferry.listen(uri(0), new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                childSetup.accept(ch);
+            }
+        }, baseOptions().toBuilder().setAll(options).build());
+        assertTrue(bound.await(20, TimeUnit.SECONDS), "listener bound in time");
+        if (!bound.isSuccess()) {
+            fail("listen failed", bound.cause());
+        }
+        return bound.channel();
+    }
+
+    protected Channel listen(Consumer<Channel> childSetup) throws InterruptedException {
+        return listen(ChannelOptions.empty(), childSetup);
+    }
+
+    protected Channel connect(Channel server, ChannelOptions options, Consumer<Channel> setup) throws InterruptedException {
+        ChannelFuture connected = connectFuture(port(server), options, setup);
+        assertTrue(connected.await(20, TimeUnit.SECONDS), "connected in time");
+        if (!connected.isSuccess()) {
+            fail("connect failed", connected.cause());
+        }
+        return connected.channel();
+    }
+
+    protected Channel connect(Channel server, Consumer<Channel> setup) throws InterruptedException {
+        return connect(server, ChannelOptions.empty(), setup);
+    }
+
+    private ChannelFuture connectFuture(int port, ChannelOptions options, Consumer<Channel> setup) {
+        return ferry.connect(uri(port), new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                setup.accept(ch);
+            }
+        }, baseOptions().toBuilder().setAll(options).build());
+    }
+
+    protected static int port(Channel server) {
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    protected static <T> T await(CompletableFuture<T> future, String what) throws Exception {
+        try {
+            return future.get(90, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("timed out waiting for " + what, e);
+        } catch (ExecutionException e) {
+            throw new AssertionError(what + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private static void closeAll(Channel... channels) throws InterruptedException {
+        for (Channel c : channels) {
+            if (c != null) {
+                assertTrue(c.close().await(20, TimeUnit.SECONDS), "closed in time: " + c);
+            }
+        }
+    }
+
+    private static byte[] randomBytes(int n, long seed) {
+        byte[] b = new byte[n];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    // ------------------------------------------------------------------ tests
+
+    @Test
+    void echoesBytesBackUnchanged() throws Exception {
+        Channel server = listen(ch -> ch.pipeline().addLast(EchoHandler.INSTANCE));
+        byte[] payload = randomBytes(256 * 1024, 1);
+        ByteCollector collector = new ByteCollector(payload.length);
+        Channel client = connect(server, ch -> ch.pipeline().addLast(collector));
+        try {
+            for (int off = 0; off < payload.length; off += 40_000) {
+                client.write(Unpooled.wrappedBuffer(payload, off, Math.min(40_000, payload.length - off)));
+            }
+            client.flush();
+            assertArrayEquals(payload, await(collector.done(), "echo"));
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void transfers64MiBFromClientToServerIntact() throws Exception {
+        CompletableFuture<byte[]> serverDigest = new CompletableFuture<>();
+        Channel server = listen(ch -> {
+            StreamSink sink = new StreamSink(BULK, (ctx, digest) -> ctx.writeAndFlush(Unpooled.wrappedBuffer(digest)));
+            sink.received().whenComplete((d, e) -> {
+                if (e != null) {
+                    serverDigest.completeExceptionally(e);
+                } else {
+                    serverDigest.complete(d);
+                }
+            });
+            ch.pipeline().addLast(sink);
+        });
+        StreamSource source = new StreamSource(BULK, 64 * 1024, 2);
+        ByteCollector reply = new ByteCollector(32);
+        Channel client = connect(server, ch -> ch.pipeline().addLast(source, reply));
+        try {
+            byte[] sent = await(source.sentDigest(), "all bytes queued");
+            assertArrayEquals(sent, await(serverDigest, "server received 64 MiB"), "server's SHA-256 matches");
+            assertArrayEquals(sent, await(reply.done(), "digest echoed back"), "client saw the server's SHA-256");
+            TransportStatistics stats = FerryChannels.statistics(client);
+            assertEquals(scheme(), schemeOf(stats));
+            assertTrue(stats.bytesSent() >= BULK, "statistics count the bytes sent: " + stats);
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void transfers64MiBFromServerToClientIntact() throws Exception {
+        AtomicReference<StreamSource> serverSource = new AtomicReference<>();
+        Channel server = listen(ch -> {
+            StreamSource source = new StreamSource(BULK, 64 * 1024, 3);
+            serverSource.set(source);
+            ch.pipeline().addLast(source);
+        });
+        StreamSink sink = new StreamSink(BULK, (ctx, d) -> { });
+        Channel client = connect(server, ch -> ch.pipeline().addLast(sink));
+        try {
+            byte[] received = await(sink.received(), "client received 64 MiB");
+            assertNotNull(serverSource.get());
+            assertArrayEquals(await(serverSource.get().sentDigest(), "server queued all"), received);
+            TransportStatistics stats = FerryChannels.statistics(client);
+            assertTrue(stats.bytesReceived() >= BULK, "statistics count the bytes received: " + stats);
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void halfClosedConnectionStillCarriesTheReply() throws Exception {
+        ChannelOptions halfClose = ChannelOptions.builder().set(ChannelOption.ALLOW_HALF_CLOSURE, true).build();
+        Channel server = listen(halfClose, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            long count;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                count += ((ByteBuf) msg).readableBytes();
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                if (evt instanceof ChannelInputShutdownEvent) {
+                    // The peer has finished sending; it can still read our answer.
+                    ctx.writeAndFlush(ctx.alloc().buffer(8).writeLong(count)).addListener(ChannelFutureListener.CLOSE);
+                }
+            }
+        }));
+        ByteCollector reply = new ByteCollector(8);
+        Channel client = connect(server, halfClose, ch -> ch.pipeline().addLast(reply));
+        try {
+            byte[] payload = randomBytes(100_000, 4);
+            client.writeAndFlush(Unpooled.wrappedBuffer(payload)).sync();
+            assertTrue(FerryChannels.shutdownOutput(client).await(20, TimeUnit.SECONDS));
+            assertTrue(((DuplexChannel) client).isOutputShutdown(), "client output is shut down");
+            assertFalse(((DuplexChannel) client).isInputShutdown(), "client input stays open after shutting its output");
+            byte[] answer = await(reply.done(), "reply after half-close");
+            assertEquals(payload.length, Unpooled.wrappedBuffer(answer).readLong(), "server saw every byte before end of stream");
+            await(reply.inputShutdown, "end of stream after the reply");
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void slowReaderMakesWriterUnwritableAndMemoryStaysBounded() throws Exception {
+        AtomicReference<Channel> serverChild = new AtomicReference<>();
+        CompletableFuture<byte[]> serverDigest = new CompletableFuture<>();
+        Channel server = listen(ch -> {
+            ch.config().setAutoRead(false); // the reader does not read: it is as slow as can be
+            serverChild.set(ch);
+            StreamSink sink = new StreamSink(BULK, (ctx, d) -> { });
+            sink.received().whenComplete((d, e) -> {
+                if (e != null) {
+                    serverDigest.completeExceptionally(e);
+                } else {
+                    serverDigest.complete(d);
+                }
+            });
+            ch.pipeline().addLast(sink);
+        });
+        StreamSource source = new StreamSource(BULK, 64 * 1024, 5);
+        Channel client = connect(server, ch -> ch.pipeline().addLast(source));
+        try {
+            // Wait until the transport stops taking data, then check it stays stopped.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long before;
+            long after;
+            do {
+                before = source.flushedToTransport();
+                Thread.sleep(500);
+                after = source.flushedToTransport();
+            } while (after != before && System.nanoTime() < deadline);
+            assertEquals(before, after, "the writer stalls while the reader is not reading");
+            assertTrue(source.everUnwritable() && !client.isWritable(), "the writer's channel reports unwritable");
+            assertTrue(after < BULK / 2, "the transport buffers a bounded amount (" + after + " bytes) for a stalled reader");
+            int highWater = client.config().getWriteBufferHighWaterMark();
+            assertTrue(source.maxPendingOutbound() <= highWater + 64 * 1024,
+                    "pending outbound bytes stayed under the high-water mark: " + source.maxPendingOutbound());
+
+            serverChild.get().config().setAutoRead(true);
+            byte[] sent = await(source.sentDigest(), "writer resumed and queued all");
+            assertArrayEquals(sent, await(serverDigest, "reader got everything after resuming"));
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void servesThirtyTwoConcurrentConnections() throws Exception {
+        Channel server = listen(ch -> ch.pipeline().addLast(EchoHandler.INSTANCE));
+        int n = 32;
+        int size = 256 * 1024;
+        List<Channel> clients = new ArrayList<>();
+        List<CompletableFuture<byte[]>> echoes = new ArrayList<>();
+        List<byte[]> payloads = new ArrayList<>();
+        try {
+            List<ChannelFuture> connects = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ByteCollector collector = new ByteCollector(size);
+                echoes.add(collector.done());
+                payloads.add(randomBytes(size, 100 + i));
+                connects.add(connectFuture(port(server), ChannelOptions.empty(), ch -> ch.pipeline().addLast(collector)));
+            }
+            for (int i = 0; i < n; i++) {
+                ChannelFuture f = connects.get(i);
+                assertTrue(f.await(30, TimeUnit.SECONDS), "connection " + i + " in time");
+                if (!f.isSuccess()) {
+                    fail("connection " + i + " failed", f.cause());
+                }
+                clients.add(f.channel());
+                f.channel().writeAndFlush(Unpooled.wrappedBuffer(payloads.get(i)));
+            }
+            Set<Object> localAddresses = clients.stream().map(Channel::localAddress).collect(Collectors.toSet());
+            assertEquals(n, localAddresses.size(), "every connection is distinct");
+            for (int i = 0; i < n; i++) {
+                assertArrayEquals(payloads.get(i), await(echoes.get(i), "echo on connection " + i), "connection " + i);
+            }
+        } finally {
+            closeAll(clients.toArray(new Channel[0]));
+            closeAll(server);
+        }
+    }
+
+    @Test
+    void connectionRefusedFailsFastWithConnectException() throws Exception {
+        int port = unusedPort();
+        long start = System.nanoTime();
+        ChannelFuture f = connectFuture(port, ChannelOptions.builder()
+                .set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(30)).build(), ch -> { });
+        assertTrue(f.await(15, TimeUnit.SECONDS), "a refused connect ends well before the connect timeout");
+        assertFalse(f.isSuccess());
+        assertInstanceOf(ConnectException.class, f.cause(), "refused is a ConnectException: " + f.cause());
+        assertFalse(f.cause() instanceof ConnectTimeoutException, "refused is not reported as a timeout: " + f.cause());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15));
+    }
+
+    @Test
+    void unresponsivePeerFailsWithConnectTimeout() throws Exception {
+        try (UnresponsivePeer peer = openUnresponsivePeer()) {
+            long start = System.nanoTime();
+            ChannelFuture f = connectFuture(peer.address().getPort(), ChannelOptions.builder()
+                    .set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(1)).build(), ch -> { });
+            assertTrue(f.await(20, TimeUnit.SECONDS), "connect gives up in bounded time");
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertFalse(f.isSuccess(), "connect to an unresponsive peer must fail");
+            assertInstanceOf(ConnectTimeoutException.class, f.cause(), "a timeout is a ConnectTimeoutException: " + f.cause());
+            assertTrue(elapsedMs >= 900, "the timeout was honoured, not cut short: " + elapsedMs + " ms");
+        }
+    }
+
+    @Test
+    void gracefulCloseDeliversEverythingWrittenBeforeIt() throws Exception {
+        int size = 4 << 20;
+        CompletableFuture<Void> serverSawClose = new CompletableFuture<>();
+        StreamSink[] sink = new StreamSink[1];
+        Channel server = listen(ch -> {
+            sink[0] = new StreamSink(size, (ctx, d) -> { });
+            ch.pipeline().addLast(sink[0]);
+            ch.closeFuture().addListener(f -> serverSawClose.complete(null));
+        });
+        byte[] payload = randomBytes(size, 6);
+        Channel client = connect(server, ch -> { });
+        client.writeAndFlush(Unpooled.wrappedBuffer(payload)).addListener(ChannelFutureListener.CLOSE);
+        await(serverSawClose, "server sees the connection end");
+        byte[] expected = PatternStream.sha256().digest(payload);
+        assertArrayEquals(expected, sink[0].received().getNow(null), "every byte arrived before the close");
+        assertTrue(client.closeFuture().await(20, TimeUnit.SECONDS));
+        closeAll(server);
+    }
+
+    @Test
+    void abortiveCloseEndsThePeersConnection() throws Exception {
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        Channel server = listen(ch -> {
+            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ReferenceCountUtil.release(msg);
+                    accepted.complete(ctx.channel());
+                }
+            });
+        });
+        ConcurrentLinkedQueue<Throwable> clientErrors = new ConcurrentLinkedQueue<>();
+        Channel client = connect(server, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                clientErrors.add(cause);
+                ctx.close();
+            }
+        }));
+        client.writeAndFlush(Unpooled.copiedBuffer("hello", StandardCharsets.US_ASCII));
+        Channel child = await(accepted, "server read the first bytes");
+        assertTrue(FerryChannels.abort(child).await(10, TimeUnit.SECONDS), "abort completes");
+        assertFalse(child.isOpen(), "the aborting side is closed");
+        assertTrue(client.closeFuture().await(20, TimeUnit.SECONDS), "the peer's connection ends after a reset");
+        ChannelFuture late = client.writeAndFlush(Unpooled.copiedBuffer("late", StandardCharsets.US_ASCII));
+        assertTrue(late.await(10, TimeUnit.SECONDS));
+        assertFalse(late.isSuccess(), "writing to a reset connection fails");
+        closeAll(server);
+    }
+
+    @Test
+    void sameUserPipelineWithTlsAndFramingWorksUnchanged() throws Exception {
+        SelfSignedTls tls = new SelfSignedTls();
+        Channel server = listen(ch -> ch.pipeline().addLast(
+                tls.server.newHandler(ch.alloc()),
+                new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4),
+                new LengthFieldPrepender(4),
+                EchoHandler.INSTANCE));
+        List<byte[]> frames = new ArrayList<>();
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 200; i++) {
+            frames.add(randomBytes(random.nextInt(1, 64 * 1024), 1000 + i));
+        }
+        CompletableFuture<List<byte[]>> echoed = new CompletableFuture<>();
+        List<byte[]> got = new ArrayList<>();
+        Channel client = connect(server, ch -> ch.pipeline().addLast(
+                tls.client.newHandler(ch.alloc(), "localhost", port(server)),
+                new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4),
+                new LengthFieldPrepender(4),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf frame = (ByteBuf) msg;
+                        byte[] b = new byte[frame.readableBytes()];
+                        frame.readBytes(b);
+                        frame.release();
+                        got.add(b);
+                        if (got.size() == frames.size()) {
+                            echoed.complete(got);
+                        }
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        echoed.completeExceptionally(cause);
+                    }
+                }));
+        try {
+            SslHandler ssl = client.pipeline().get(SslHandler.class);
+            assertTrue(ssl.handshakeFuture().await(20, TimeUnit.SECONDS), "TLS handshake in time");
+            assertTrue(ssl.handshakeFuture().isSuccess(), () -> "TLS handshake: " + ssl.handshakeFuture().cause());
+            for (byte[] frame : frames) {
+                client.write(Unpooled.wrappedBuffer(frame));
+            }
+            client.flush();
+            List<byte[]> result = await(echoed, "200 framed TLS messages echoed");
+            for (int i = 0; i < frames.size(); i++) {
+                assertArrayEquals(frames.get(i), result.get(i), "frame " + i);
+            }
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void publishesTheSameMetersAsEveryTransport() throws Exception {
+        Channel server = listen(ch -> ch.pipeline().addLast(EchoHandler.INSTANCE));
+        byte[] payload = randomBytes(100_000, 8);
+        ByteCollector collector = new ByteCollector(payload.length);
+        Channel client = connect(server, ch -> ch.pipeline().addLast(collector));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try {
+            ChannelMetrics.bind(client, registry, List.of());
+            client.writeAndFlush(Unpooled.wrappedBuffer(payload));
+            await(collector.done(), "echo");
+            Thread.sleep(ChannelMetrics.DEFAULT_CACHE.toMillis() + 50);
+            Set<String> names = registry.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
+            assertEquals(Set.of("ferry.transport.bytes.sent", "ferry.transport.bytes.received",
+                    "ferry.transport.retransmissions", "ferry.transport.packets.lost", "ferry.transport.rtt",
+                    "ferry.transport.rtt.variance", "ferry.transport.congestion.window", "ferry.transport.queuing.delay"), names);
+            for (Meter meter : registry.getMeters()) {
+                assertEquals(scheme(), transportTag(meter), "transport tag of " + meter.getId());
+            }
+            double sent = registry.get("ferry.transport.bytes.sent").functionCounter().count();
+            assertTrue(sent >= payload.length, "bytes.sent counts what was written: " + sent);
+            double received = registry.get("ferry.transport.bytes.received").functionCounter().count();
+            assertTrue(received >= payload.length, "bytes.received counts what was read: " + received);
+        } finally {
+            closeAll(client, server);
+        }
+        assertTrue(registry.getMeters().isEmpty(), "meters are removed when the channel closes");
+    }
+
+    @Test
+    void optionTheTransportCannotHonourIsRejected() {
+        ChannelOption<Boolean> foreign = ChannelOption.valueOf("ferry.conformance.NOT_AN_OPTION");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ferry.connect(uri(9), new io.netty.channel.ChannelHandlerAdapter() { },
+                        ChannelOptions.builder().set(foreign, true).build()));
+        assertTrue(e.getMessage().contains("NOT_AN_OPTION"), "the message names the option: " + e.getMessage());
+    }
+
+    private String schemeOf(TransportStatistics stats) {
+        return ferry.transport(scheme()).name().equals(stats.transport()) ? scheme() : stats.transport();
+    }
+
+    private String transportTag(Meter meter) {
+        String tag = meter.getId().getTag("transport");
+        return ferry.transport(scheme()).name().equals(tag) ? scheme() : tag;
+    }
+
+    /** A port on loopback where nothing listens, for TCP or UDP. */
+    protected static int unusedPort() throws Exception {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
+            try (DatagramSocket d = new DatagramSocket(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port))) {
+                return port;
+            } catch (java.net.BindException taken) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no free port found");
+    }
+}
