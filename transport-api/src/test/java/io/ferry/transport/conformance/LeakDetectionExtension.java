@@ -39,6 +39,14 @@ public final class LeakDetectionExtension implements BeforeAllCallback, AfterEac
 
     @Override
     public void afterEach(ExtensionContext context) throws InterruptedException {
+        List<String> found = collectLeaks();
+        if (!found.isEmpty()) {
+            fail(found.size() + " buffer leak(s) detected during " + context.getDisplayName() + ":\n" + String.join("\n", found));
+        }
+    }
+
+    /** Collects garbage, makes the detector report, and returns (and forgets) every leak reported so far. */
+    static List<String> collectLeaks() throws InterruptedException {
         for (int round = 0; round < 4; round++) {
             System.gc();
             Thread.sleep(50);
@@ -48,9 +56,7 @@ public final class LeakDetectionExtension implements BeforeAllCallback, AfterEac
         for (String leak; (leak = LEAKS.poll()) != null; ) {
             found.add(leak);
         }
-        if (!found.isEmpty()) {
-            fail(found.size() + " buffer leak(s) detected during " + context.getDisplayName() + ":\n" + String.join("\n", found));
-        }
+        return found;
     }
 
     /** Leaks are reported when a new tracked buffer is created; create some of each kind. */

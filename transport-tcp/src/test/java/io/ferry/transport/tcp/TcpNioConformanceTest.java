@@ -1,0 +1,26 @@
+package io.ferry.transport.tcp;
+
+import io.ferry.transport.Transports;
+import io.ferry.transport.conformance.TransportConformanceTest;
+import io.ferry.transport.conformance.UnresponsivePeer;
+
+import java.util.List;
+
+/** The conformance suite over TCP on portable Java NIO, the fallback where epoll is unavailable. */
+class TcpNioConformanceTest extends TransportConformanceTest {
+
+    @Override
+    protected String scheme() {
+        return "tcp";
+    }
+
+    @Override
+    protected Transports createTransports() {
+        return Transports.of(List.of(new TcpTransportProvider(TcpIo.nio())));
+    }
+
+    @Override
+    protected UnresponsivePeer openUnresponsivePeer() throws Exception {
+        return new FullBacklogPeer();
+    }
+}
