@@ -1,0 +1,136 @@
+package io.ferry.examples.cli;
+
+import io.ferry.examples.progress.Sizes;
+import io.ferry.examples.progress.TerminalProgress;
+import io.ferry.examples.transfer.LoopbackTransfer;
+import io.ferry.examples.transfer.TransferFailedException;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.Transports;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/** {@code ferry demo}: a real transfer over every installed transport on loopback, side by side. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Move a generated file over every installed transport on loopback, in one process, verify it, "
+                + "and print a side-by-side table. Needs no network setup.")
+final class DemoCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M",
+            description = "Size of the generated file (default: ${DEFAULT-VALUE}).")
+    String size;
+
+    @Option(names = "--transports", paramLabel = "SCHEME", split = ",",
+            description = "Only these transports (default: every installed one).")
+    List<String> only;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        long bytes;
+        try {
+            bytes = io.ferry.examples.progress.Sizes.parse(size);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--size: " + e.getMessage());
+        }
+        Path work = Files.createTempDirectory("ferry-demo");
+        try (Transports ferry = Transports.create()) {
+            List<String> schemes = only != null ? only : ferry.transportNames();
+            for (String scheme : schemes) {
+                if (!ferry.schemes().contains(scheme)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--transports: '" + scheme + "' is not installed; installed: " + String.join(", ", ferry.schemes()));
+                }
+            }
+            Path file = work.resolve("demo-" + size + ".bin");
+            generate(file, bytes);
+            out.printf(Locale.ROOT, "ferry demo: moving a %s file over %s on loopback%n", Sizes.bytes(bytes), String.join(", ", schemes));
+            out.flush();
+            List<String[]> rows = new ArrayList<>();
+            boolean allOk = true;
+            for (String scheme : schemes) {
+                Path into = Files.createDirectories(work.resolve("received-" + scheme));
+                try {
+                    LoopbackTransfer.Outcome outcome = LoopbackTransfer.run(ferry, scheme, ChannelOptions.empty(), file, into,
+                            TerminalProgress.forConsole(), 600);
+                    boolean same = Arrays.equals(outcome.sent().sha256(), outcome.received().sha256())
+                            && Files.size(outcome.received().storedAt().orElseThrow()) == bytes;
+                    allOk &= same;
+                    TransportStatistics stats = outcome.sent().statistics().orElseThrow();
+                    rows.add(new String[]{scheme, stats.implementation(), Sizes.bytes(bytes),
+                            Sizes.seconds(outcome.sent().elapsed().toNanos() / 1e9), Sizes.rate(outcome.sent().bytesPerSecond()),
+                            String.format(Locale.ROOT, "%.0f Mbit/s", outcome.sent().bytesPerSecond() * 8 / 1e6),
+                            stats.retransmissions().isPresent() ? String.valueOf(stats.retransmissions().getAsLong()) : "n/a",
+                            same ? "yes" : "NO"});
+                } catch (TransferFailedException e) {
+                    allOk = false;
+                    rows.add(new String[]{scheme, "-", Sizes.bytes(bytes), "-", "-", "-", "-", "FAILED: " + e.getMessage()});
+                }
+            }
+            printTable(out, new String[]{"transport", "io", "size", "time", "rate", "rate", "retransmissions", "verified"}, rows);
+            return allOk ? 0 : 1;
+        } finally {
+            deleteRecursively(work);
+        }
+    }
+
+    private static void generate(Path file, long bytes) throws IOException {
+        SplittableRandom random = new SplittableRandom(42);
+        byte[] block = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (long left = bytes; left > 0; left -= block.length) {
+                random.nextBytes(block);
+                out.write(block, 0, (int) Math.min(block.length, left));
+            }
+        }
+    }
+
+    static void printTable(PrintWriter out, String[] header, List<String[]> rows) {
+        int[] width = new int[header.length];
+        for (int i = 0; i < header.length; i++) {
+            width[i] = header[i].length();
+            for (String[] row : rows) {
+                width[i] = Math.max(width[i], row[i].length());
+            }
+        }
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < header.length; i++) {
+            line.append(String.format(Locale.ROOT, "%-" + width[i] + "s  ", header[i]));
+        }
+        out.println(line.toString().stripTrailing());
+        for (String[] row : rows) {
+            line.setLength(0);
+            for (int i = 0; i < row.length; i++) {
+                line.append(String.format(Locale.ROOT, "%-" + width[i] + "s  ", row[i]));
+            }
+            out.println(line.toString().stripTrailing());
+        }
+        out.flush();
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
