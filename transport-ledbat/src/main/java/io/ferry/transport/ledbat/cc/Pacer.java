@@ -1,0 +1,85 @@
+package io.ferry.transport.ledbat.cc;
+
+/**
+ * A token bucket that spreads packets over time at a given rate, allowing a small burst so that
+ * timer granularity does not throttle fast links.
+ *
+ * <p>The bucket holds at most {@code max(minBurstBytes, rate * BURST_NANOS)} bytes. A packet may be
+ * sent whenever the bucket is not empty; sending takes the packet's size, possibly driving the bucket
+ * negative, and the next send waits until it refills above zero.
+ */
+public final class Pacer {
+    /** Time worth of tokens a full bucket holds, beyond the minimum burst. */
+    static final long BURST_NANOS = 1_000_000L;
+
+    private final int minBurstBytes;
+    private double tokens;
+    private long lastNanos;
+    private boolean started;
+
+    /**
+     * Creates a pacer.
+     *
+     * @param minBurstBytes the smallest burst allowed, in bytes (typically two packets)
+     */
+    public Pacer(int minBurstBytes) {
+        if (minBurstBytes < 1) {
+            throw new IllegalArgumentException("minBurstBytes must be >= 1, was " + minBurstBytes);
+        }
+        this.minBurstBytes = minBurstBytes;
+        this.tokens = minBurstBytes;
+    }
+
+    /**
+     * Returns whether a packet may be sent now.
+     *
+     * @param nowNanos the current time
+     * @param rate     the pacing rate in bytes per second, {@link Long#MAX_VALUE} for no pacing
+     */
+    public boolean canSend(long nowNanos, long rate) {
+        if (rate == Long.MAX_VALUE) {
+            return true;
+        }
+        refill(nowNanos, rate);
+        return tokens > 0;
+    }
+
+    /** Takes {@code bytes} from the bucket for a packet sent at {@code nowNanos}. */
+    public void onSent(int bytes, long nowNanos, long rate) {
+        if (rate == Long.MAX_VALUE) {
+            return;
+        }
+        refill(nowNanos, rate);
+        tokens -= bytes;
+    }
+
+    /**
+     * Returns the earliest time the next packet may be sent: {@code nowNanos} if it may be sent now.
+     */
+    public long nextSendTimeNanos(long nowNanos, long rate) {
+        if (rate == Long.MAX_VALUE) {
+            return nowNanos;
+        }
+        refill(nowNanos, rate);
+        if (tokens > 0) {
+            return nowNanos;
+        }
+        double waitNanos = (1.0 - tokens) * 1e9 / rate;
+        return nowNanos + Math.max(1L, (long) Math.ceil(waitNanos));
+    }
+
+    private void refill(long nowNanos, long rate) {
+        double burst = Math.max(minBurstBytes, rate * (BURST_NANOS / 1e9));
+        if (!started) {
+            started = true;
+            lastNanos = nowNanos;
+            tokens = burst;
+            return;
+        }
+        long elapsed = nowNanos - lastNanos;
+        if (elapsed > 0) {
+            tokens = Math.min(burst, tokens + rate * (elapsed / 1e9));
+            lastNanos = nowNanos;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package io.ferry.transport.ledbat.core;
+
+/** Life-cycle states of a {@link UtpConnection}. */
+public enum ConnectionState {
+    /** The initiator sent its SYN and waits for the answer. */
+    SYN_SENT,
+    /** Data may flow; either direction may already be half-closed. */
+    CONNECTED,
+    /** Closed gracefully, still acknowledging a retransmitted FIN of the peer for a short while. */
+    LINGERING,
+    /** Nothing left to do: the driver may forget the connection. */
+    TERMINATED
+}

@@ -1,0 +1,65 @@
+package io.ferry.transport.ledbat.core;
+
+/**
+ * Live counters of one connection. Read them on the connection's thread (or accept slightly stale
+ * values from another one).
+ */
+public final class ConnectionStats {
+    long payloadBytesSent;
+    long payloadBytesReceived;
+    long packetsSent;
+    long packetsReceived;
+    long retransmissions;
+    long packetsLost;
+    long timeouts;
+    long duplicatePacketsReceived;
+    long malformedPacketsDropped;
+
+    ConnectionStats() {
+    }
+
+    /** Payload bytes put on the wire, retransmissions included. */
+    public long payloadBytesSent() {
+        return payloadBytesSent;
+    }
+
+    /** Distinct payload bytes received and delivered in order. */
+    public long payloadBytesReceived() {
+        return payloadBytesReceived;
+    }
+
+    /** Datagrams sent, of every type. */
+    public long packetsSent() {
+        return packetsSent;
+    }
+
+    /** Valid datagrams received, of every type. */
+    public long packetsReceived() {
+        return packetsReceived;
+    }
+
+    /** Packets sent again (after a loss was detected or a timeout fired). */
+    public long retransmissions() {
+        return retransmissions;
+    }
+
+    /** Packets detected lost by duplicate or selective acknowledgements. */
+    public long packetsLost() {
+        return packetsLost;
+    }
+
+    /** Retransmission timeouts that fired. */
+    public long timeouts() {
+        return timeouts;
+    }
+
+    /** Data packets received that had already been received. */
+    public long duplicatePacketsReceived() {
+        return duplicatePacketsReceived;
+    }
+
+    /** Datagrams dropped because they were malformed (see {@code PacketValidity}). */
+    public long malformedPacketsDropped() {
+        return malformedPacketsDropped;
+    }
+}

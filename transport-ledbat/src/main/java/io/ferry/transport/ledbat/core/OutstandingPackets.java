@@ -1,0 +1,275 @@
+package io.ferry.transport.ledbat.core;
+
+import io.ferry.transport.ledbat.wire.UtpWire;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The packets sent but not yet cumulatively acknowledged, indexed by sequence number, with the
+ * per-packet state retransmission needs and the aggregate byte counts the send loop checks.
+ *
+ * <p>The sequence numbers held are always contiguous: {@code firstSeq() .. firstSeq() + count() - 1}
+ * (mod 2^16). Storage is a set of parallel arrays in a power-of-two ring that grows on demand up to
+ * {@link #MAX_PACKETS}; nothing is allocated per packet.
+ *
+ * <p>Each packet is in exactly one of three conditions: <em>in flight</em> (sent, counted in
+ * {@link #bytesInFlight()}), <em>lost</em> (waiting to be sent again), or <em>selectively acked</em>
+ * (the receiver has it; its buffer is already released).
+ */
+final class OutstandingPackets {
+    /** Most packets ever outstanding; well below half the sequence space so comparisons stay sound. */
+    static final int MAX_PACKETS = 16_384;
+    private static final int INITIAL_CAPACITY = 16;
+
+    private static final byte IN_FLIGHT = 1;
+    private static final byte LOST = 2;
+    private static final byte SACKED = 4;
+
+    private ByteBuf[] packets = new ByteBuf[INITIAL_CAPACITY];
+    private int[] payloads = new int[INITIAL_CAPACITY];
+    private long[] sentAt = new long[INITIAL_CAPACITY];
+    private long[] sendOrder = new long[INITIAL_CAPACITY];
+    private int[] transmissions = new int[INITIAL_CAPACITY];
+    private byte[] flags = new byte[INITIAL_CAPACITY];
+    private int mask = INITIAL_CAPACITY - 1;
+
+    private int firstSeq;
+    private int count;
+    private long bytesInFlight;
+    private int packetsInFlight;
+    private long unackedPayloadBytes;
+    private int lostCount;
+    private int lostScanFrom;
+
+    boolean isEmpty() {
+        return count == 0;
+    }
+
+    boolean isFull() {
+        return count >= MAX_PACKETS;
+    }
+
+    int count() {
+        return count;
+    }
+
+    int firstSeq() {
+        return firstSeq;
+    }
+
+    /** Payload bytes sent and neither acknowledged nor declared lost. */
+    long bytesInFlight() {
+        return bytesInFlight;
+    }
+
+    /** Packets sent and neither acknowledged nor declared lost. */
+    int packetsInFlight() {
+        return packetsInFlight;
+    }
+
+    /** Payload bytes not yet acknowledged cumulatively or selectively. */
+    long unackedPayloadBytes() {
+        return unackedPayloadBytes;
+    }
+
+    /** Returns whether {@code seq} is one of the outstanding packets. */
+    boolean contains(int seq) {
+        int d = UtpWire.seqDiff(seq, firstSeq);
+        return d >= 0 && d < count;
+    }
+
+    /**
+     * Adds a packet that has not been sent yet. Its sequence number must follow the last one held (or
+     * be anything when empty). Ownership of {@code packet} passes to this ring.
+     */
+    void add(int seq, ByteBuf packet, int payload) {
+        if (count == 0) {
+            firstSeq = seq;
+        } else if (seq != UtpWire.seqAdd(firstSeq, count)) {
+            throw new IllegalStateException("seq " + seq + " does not follow " + UtpWire.seqAdd(firstSeq, count - 1));
+        }
+        if (count == packets.length) {
+            grow();
+        }
+        int i = seq & mask;
+        packets[i] = packet;
+        payloads[i] = payload;
+        sentAt[i] = 0;
+        sendOrder[i] = 0;
+        transmissions[i] = 0;
+        flags[i] = 0;
+        count++;
+        unackedPayloadBytes += payload;
+    }
+
+    ByteBuf packet(int seq) {
+        return packets[seq & mask];
+    }
+
+    int payload(int seq) {
+        return payloads[seq & mask];
+    }
+
+    long sentAtNanos(int seq) {
+        return sentAt[seq & mask];
+    }
+
+    long sendOrder(int seq) {
+        return sendOrder[seq & mask];
+    }
+
+    int transmissions(int seq) {
+        return transmissions[seq & mask];
+    }
+
+    boolean isSacked(int seq) {
+        return (flags[seq & mask] & SACKED) != 0;
+    }
+
+    boolean isInFlight(int seq) {
+        return (flags[seq & mask] & IN_FLIGHT) != 0;
+    }
+
+    /** Records a (re)transmission of {@code seq}. */
+    void onSent(int seq, long nowNanos, long order) {
+        int i = seq & mask;
+        if ((flags[i] & LOST) != 0) {
+            lostCount--;
+        }
+        if ((flags[i] & IN_FLIGHT) == 0) {
+            bytesInFlight += payloads[i];
+            packetsInFlight++;
+        }
+        flags[i] = IN_FLIGHT;
+        sentAt[i] = nowNanos;
+        sendOrder[i] = order;
+        transmissions[i]++;
+    }
+
+    /** Declares {@code seq} lost: it leaves the flight and waits to be sent again. */
+    void markLost(int seq) {
+        int i = seq & mask;
+        if ((flags[i] & (LOST | SACKED)) != 0) {
+            return;
+        }
+        if ((flags[i] & IN_FLIGHT) != 0) {
+            bytesInFlight -= payloads[i];
+            packetsInFlight--;
+        }
+        flags[i] = LOST;
+        if (lostCount == 0 || UtpWire.seqDiff(seq, lostScanFrom) < 0) {
+            lostScanFrom = seq;
+        }
+        lostCount++;
+    }
+
+    /**
+     * Records a selective acknowledgement of {@code seq} and releases its buffer.
+     *
+     * @return the payload newly acknowledged, 0 if it already was
+     */
+    int markSacked(int seq) {
+        int i = seq & mask;
+        if ((flags[i] & SACKED) != 0) {
+            return 0;
+        }
+        clearAccounting(i);
+        flags[i] = SACKED;
+        packets[i].release();
+        packets[i] = null;
+        unackedPayloadBytes -= payloads[i];
+        return payloads[i];
+    }
+
+    /**
+     * Removes the first packet after a cumulative acknowledgement.
+     *
+     * @return the payload newly acknowledged (0 if it had been selectively acknowledged before)
+     */
+    int removeFirst() {
+        int i = firstSeq & mask;
+        int newlyAcked = 0;
+        if ((flags[i] & SACKED) == 0) {
+            clearAccounting(i);
+            packets[i].release();
+            unackedPayloadBytes -= payloads[i];
+            newlyAcked = payloads[i];
+        }
+        packets[i] = null;
+        flags[i] = 0;
+        firstSeq = UtpWire.seqAdd(firstSeq, 1);
+        count--;
+        return newlyAcked;
+    }
+
+    /** Returns the lowest lost sequence number, or -1 if none is lost. */
+    int firstLost() {
+        if (lostCount == 0) {
+            return -1;
+        }
+        int start = UtpWire.seqDiff(lostScanFrom, firstSeq) > 0 ? UtpWire.seqDiff(lostScanFrom, firstSeq) : 0;
+        for (int d = start; d < count; d++) {
+            int seq = UtpWire.seqAdd(firstSeq, d);
+            if ((flags[seq & mask] & LOST) != 0) {
+                lostScanFrom = seq;
+                return seq;
+            }
+        }
+        throw new IllegalStateException("lost count " + lostCount + " but no lost packet");
+    }
+
+    /** Releases every buffer and forgets every packet. */
+    void releaseAll() {
+        for (int d = 0; d < count; d++) {
+            int i = (firstSeq + d) & mask;
+            if (packets[i] != null) {
+                packets[i].release();
+                packets[i] = null;
+            }
+            flags[i] = 0;
+        }
+        count = 0;
+        bytesInFlight = 0;
+        packetsInFlight = 0;
+        unackedPayloadBytes = 0;
+        lostCount = 0;
+    }
+
+    private void clearAccounting(int i) {
+        if ((flags[i] & IN_FLIGHT) != 0) {
+            bytesInFlight -= payloads[i];
+            packetsInFlight--;
+        }
+        if ((flags[i] & LOST) != 0) {
+            lostCount--;
+        }
+    }
+
+    private void grow() {
+        int capacity = packets.length * 2;
+        ByteBuf[] newPackets = new ByteBuf[capacity];
+        int[] newPayloads = new int[capacity];
+        long[] newSentAt = new long[capacity];
+        long[] newSendOrder = new long[capacity];
+        int[] newTransmissions = new int[capacity];
+        byte[] newFlags = new byte[capacity];
+        int newMask = capacity - 1;
+        for (int d = 0; d < count; d++) {
+            int seq = (firstSeq + d) & UtpWire.SEQ_MASK;
+            int from = seq & mask;
+            int to = seq & newMask;
+            newPackets[to] = packets[from];
+            newPayloads[to] = payloads[from];
+            newSentAt[to] = sentAt[from];
+            newSendOrder[to] = sendOrder[from];
+            newTransmissions[to] = transmissions[from];
+            newFlags[to] = flags[from];
+        }
+        packets = newPackets;
+        payloads = newPayloads;
+        sentAt = newSentAt;
+        sendOrder = newSendOrder;
+        transmissions = newTransmissions;
+        flags = newFlags;
+        mask = newMask;
+    }
+}

@@ -1,0 +1,37 @@
+package io.ferry.transport.ledbat.cc;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PacerTest {
+    @Test
+    void spreadsPacketsAtTheGivenRateAfterAShortBurst() {
+        Pacer pacer = new Pacer(2000);
+        long rate = 1_000_000; // 1 MB/s: a 1000-byte packet per millisecond
+        long now = 0;
+        int sent = 0;
+        while (now < 100_000_000L) {
+            if (pacer.canSend(now, rate)) {
+                pacer.onSent(1000, now, rate);
+                sent++;
+            } else {
+                long next = pacer.nextSendTimeNanos(now, rate);
+                assertTrue(next > now);
+                now = next;
+            }
+        }
+        assertTrue(sent >= 100 && sent <= 103, "sent " + sent + " packets in 100 ms at 1 packet/ms");
+    }
+
+    @Test
+    void unlimitedRateNeverWaits() {
+        Pacer pacer = new Pacer(2000);
+        for (int i = 0; i < 1000; i++) {
+            assertTrue(pacer.canSend(0, Long.MAX_VALUE));
+            pacer.onSent(1500, 0, Long.MAX_VALUE);
+        }
+        assertEquals(5, pacer.nextSendTimeNanos(5, Long.MAX_VALUE));
+    }
+}

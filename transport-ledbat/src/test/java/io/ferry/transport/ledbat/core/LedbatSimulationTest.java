@@ -1,0 +1,174 @@
+package io.ferry.transport.ledbat.core;
+
+import io.ferry.transport.ledbat.cc.CongestionControls;
+import io.ferry.transport.ledbat.sim.LinkParams;
+import io.ferry.transport.ledbat.sim.SimPair;
+import io.ferry.transport.ledbat.sim.TrackingAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * LEDBAT's behaviour end to end: a uTP connection over a simulated 10 Mbit/s bottleneck with a
+ * 50 ms round trip and a deep drop-tail queue. Assertions are loose properties, not timings.
+ */
+class LedbatSimulationTest {
+    private static final long MS = 1_000_000L;
+    private static final long SECOND = 1_000 * MS;
+    private static final long RATE = 1_250_000L; // 10 Mbit/s in bytes per second
+    private static final long ONE_WAY = 25 * MS;
+    private static final long TARGET = 100 * MS;
+
+    private final TrackingAllocator alloc = new TrackingAllocator();
+    private SimPair pair;
+
+    @AfterEach
+    void releaseEverything() {
+        if (pair != null) {
+            pair.client.abort();
+            if (pair.server.connection() != null && !pair.server.isClosed()) {
+                pair.server.abort();
+            }
+            pair.events.runUntil(() -> false, Long.MAX_VALUE);
+        }
+        assertEquals(0, alloc.unreleased());
+    }
+
+    private SimPair bottleneck(String controller, LinkParams forward) {
+        UtpConfig config = UtpConfig.builder().allocator(alloc).congestionControl(controller).build();
+        pair = new SimPair(7, forward, LinkParams.delay(ONE_WAY), config, config);
+        pair.client.sendAll(new byte[64 * 1024 * 1024], false);
+        pair.connect();
+        return pair;
+    }
+
+    private static LinkParams deepQueue() {
+        return LinkParams.delay(ONE_WAY).withBottleneck(RATE, 2_000_000);
+    }
+
+    @Test
+    void aloneOnABottleneckItFillsTheLinkAndKeepsTheQueueNearTarget() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT, deepQueue());
+        p.events.runFor(10 * SECOND);
+        long deliveredBefore = p.server.receivedBytes();
+        p.clientToServer.resetQueueStats();
+        p.events.runFor(20 * SECOND);
+        double utilisation = (p.server.receivedBytes() - deliveredBefore) / (RATE * 20.0);
+        long avgQueue = p.clientToServer.averageQueueNanos();
+        assertTrue(utilisation > 0.8, "link utilisation " + utilisation);
+        assertTrue(avgQueue <= TARGET * 3 / 2, "average queuing delay " + avgQueue / MS + " ms");
+        assertTrue(avgQueue >= TARGET / 4, "LEDBAT uses its delay budget, queue " + avgQueue / MS + " ms");
+        System.out.printf("ledbat alone on 10 Mbit/s, 50 ms RTT: utilisation %.3f, average queue %d ms%n",
+                utilisation, avgQueue / MS);
+        long estimate = p.client.connection().queuingDelayMicros() * 1000;
+        assertTrue(estimate <= TARGET * 3 / 2, "its own estimate " + estimate / MS + " ms");
+    }
+
+    @Test
+    void strictLedbatAlsoFillsTheLinkAfterALinearRampUp() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT_STRICT, deepQueue());
+        p.events.runFor(25 * SECOND);
+        long deliveredBefore = p.server.receivedBytes();
+        p.clientToServer.resetQueueStats();
+        p.events.runFor(15 * SECOND);
+        double utilisation = (p.server.receivedBytes() - deliveredBefore) / (RATE * 15.0);
+        assertTrue(utilisation > 0.8, "link utilisation " + utilisation);
+        assertTrue(p.clientToServer.averageQueueNanos() <= TARGET * 3 / 2);
+    }
+
+    @Test
+    void windowShrinksWhenACompetingQueuePushesDelayAboveTarget() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT, deepQueue());
+        p.events.runFor(15 * SECOND);
+        long settled = p.client.connection().cwndBytes();
+        // a competing flow's standing queue adds 150 ms that this flow cannot drain
+        p.clientToServer.setExtraDelay(150 * MS);
+        long maxEstimate = 0;
+        long previous = settled;
+        int shrinkingSeconds = 0;
+        for (int second = 0; second < 15; second++) {
+            for (int i = 0; i < 20; i++) {
+                p.events.runFor(50 * MS);
+                maxEstimate = Math.max(maxEstimate, p.client.connection().queuingDelayMicros());
+            }
+            long now = p.client.connection().cwndBytes();
+            if (now < previous) {
+                shrinkingSeconds++;
+            }
+            previous = now;
+        }
+        long reduced = p.client.connection().cwndBytes();
+        assertTrue(maxEstimate * 1000 > TARGET, "the extra delay is seen: " + maxEstimate / 1000 + " ms");
+        // RFC 6817 backs off linearly (GAIN * off_target packets per RTT), not multiplicatively
+        assertTrue(shrinkingSeconds >= 12, "cwnd kept shrinking in " + shrinkingSeconds + " of 15 s");
+        assertTrue(reduced < settled * 0.85, "cwnd " + settled + " -> " + reduced);
+    }
+
+    @Test
+    void congestionAvoidanceGrowsByAtMostAboutOnePacketPerRtt() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT_STRICT, deepQueue());
+        p.events.runFor(SECOND);
+        UtpConnection c = p.client.connection();
+        int mss = UtpConfig.defaults().maxPayloadSize();
+        long maxGrowth = 0;
+        for (int i = 0; i < 100; i++) {
+            long before = c.cwndBytes();
+            p.events.runFor(Math.max(c.smoothedRttNanos(), 50 * MS));
+            maxGrowth = Math.max(maxGrowth, c.cwndBytes() - before);
+        }
+        assertTrue(maxGrowth <= 2L * mss, "grew " + maxGrowth + " bytes in one RTT (MSS " + mss + ")");
+        assertTrue(c.cwndBytes() > 20L * mss, "it did grow: " + c.cwndBytes());
+    }
+
+    @Test
+    void lossHalvesTheWindowAtMostOncePerRtt() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT, LinkParams.delay(ONE_WAY).withBottleneck(RATE, 60_000));
+        UtpConnection[] c = new UtpConnection[1];
+        long[] last = {0, Long.MIN_VALUE, 0};
+        List<Long> halvings = new ArrayList<>();
+        p.clientToServer.setObserver(packet -> {
+            if (c[0] == null) {
+                c[0] = p.client.connection();
+            }
+            long cwnd = c[0].cwndBytes();
+            long timeouts = c[0].stats().timeouts();
+            if (last[0] > 0 && cwnd <= last[0] * 0.6 && timeouts == last[2]) {
+                halvings.add(p.events.now());
+            }
+            last[0] = cwnd;
+            last[2] = timeouts;
+        });
+        p.events.runFor(20 * SECOND);
+        assertTrue(p.client.connection().stats().packetsLost() > 5, "the shallow queue overflowed");
+        assertTrue(halvings.size() > 2, "halvings: " + halvings.size());
+        for (int i = 1; i < halvings.size(); i++) {
+            long gap = halvings.get(i) - halvings.get(i - 1);
+            assertTrue(gap >= 2 * ONE_WAY * 9 / 10, "two halvings " + gap / MS + " ms apart");
+        }
+    }
+
+    @Test
+    void retransmissionTimeoutCollapsesTheWindowToOnePacket() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT, deepQueue());
+        p.events.runFor(5 * SECOND);
+        UtpConnection c = p.client.connection();
+        assertTrue(c.cwndBytes() > 10L * UtpConfig.defaults().maxPayloadSize());
+        long[] cwndAtFirstTimeout = {-1};
+        p.clientToServer.setObserver(packet -> {
+            if (cwndAtFirstTimeout[0] < 0 && c.stats().timeouts() == 1) {
+                cwndAtFirstTimeout[0] = c.cwndBytes();
+            }
+        });
+        p.clientToServer.setParams(deepQueue().withLoss(1.0));
+        p.events.runFor(3 * SECOND);
+        assertEquals(UtpConfig.defaults().maxPayloadSize(), cwndAtFirstTimeout[0]);
+        p.clientToServer.setParams(deepQueue());
+        p.events.runFor(20 * SECOND);
+        assertTrue(c.cwndBytes() > 10L * UtpConfig.defaults().maxPayloadSize(), "recovers: " + c.cwndBytes());
+    }
+}
