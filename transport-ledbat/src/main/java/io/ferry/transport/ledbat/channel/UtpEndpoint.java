@@ -1,0 +1,389 @@
+package io.ferry.transport.ledbat.channel;
+
+import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.ledbat.core.UtpDemux;
+import io.ferry.transport.ledbat.wire.PacketReader;
+import io.ferry.transport.ledbat.wire.PacketType;
+import io.ferry.transport.ledbat.wire.PacketValidity;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One UDP socket and the uTP connections it carries, demultiplexed by (remote address, connection id)
+ * as BEP 29 prescribes. Everything runs on the socket's event loop: datagrams are routed to their
+ * connection, new SYNs go to the listener, packets for unknown connections are answered with a RESET,
+ * malformed datagrams are dropped and counted. Each connection's next deadline (retransmission, delayed
+ * ACK, pacing, keep-alive) is one scheduled task on the loop.
+ *
+ * <p>Sends are batched: packets produced while a batch of received datagrams is processed are flushed
+ * to the socket once, at the end of the batch.
+ */
+final class UtpEndpoint {
+
+    /** Kernel socket buffers asked for; the kernel caps them at {@code net.core.[rw]mem_max}. */
+    static final int SOCKET_BUFFER = 8 << 20;
+
+    private final UtpTransport transport;
+    private final boolean connectedSocket;
+    private final Map<ConnectionKey, UtpSocketChannel> connections = new HashMap<>();
+    private final Map<UtpSocketChannel, Timer> timers = new HashMap<>();
+    private final List<UtpSocketChannel> readBatch = new ArrayList<>();
+    private final PacketReader reader = new PacketReader();
+    private final AtomicLong malformedDropped = new AtomicLong();
+    private final AtomicLong unknownConnectionPackets = new AtomicLong();
+
+    private DatagramChannel socket;
+    private UtpServerChannel acceptor;
+    private boolean inReadBatch;
+    private boolean flushOwed;
+    private boolean flushScheduled;
+    private boolean acceptorClosed;
+
+    private UtpEndpoint(UtpTransport transport, boolean connectedSocket) {
+        this.transport = transport;
+        this.connectedSocket = connectedSocket;
+    }
+
+    /** Opens a socket connected to {@code remote}, for one client connection (so ICMP errors reach it). */
+    static ChannelFuture openClient(UtpTransport transport, EventLoop loop, InetSocketAddress remote, int packetSize) {
+        UtpEndpoint endpoint = new UtpEndpoint(transport, true);
+        return endpoint.bootstrap(loop, packetSize).connect(remote);
+    }
+
+    /** Opens a socket bound to {@code local}, for a listener and every connection it accepts. */
+    static ChannelFuture openServer(UtpTransport transport, EventLoop loop, InetSocketAddress local, int packetSize) {
+        UtpEndpoint endpoint = new UtpEndpoint(transport, false);
+        return endpoint.bootstrap(loop, packetSize).bind(local);
+    }
+
+    /** The endpoint that owns a socket opened by {@link #openClient} or {@link #openServer}. */
+    static UtpEndpoint of(io.netty.channel.Channel socket) {
+        return ((Inbound) socket.pipeline().get(Inbound.NAME)).endpoint();
+    }
+
+    private Bootstrap bootstrap(EventLoop loop, int packetSize) {
+        return new Bootstrap().group(loop).channel(transport.io().datagramChannelClass())
+                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
+                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(packetSize, 2048)))
+                .option(ChannelOption.MAX_MESSAGES_PER_READ, 64)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new io.netty.channel.WriteBufferWaterMark(4 << 20, 8 << 20))
+                .handler(new io.netty.channel.ChannelInitializer<DatagramChannel>() {
+                    @Override
+                    protected void initChannel(DatagramChannel ch) {
+                        socket = ch;
+                        ch.closeFuture().addListener(f -> abandonAll());
+                        ch.pipeline().addLast(Inbound.NAME, new Inbound(UtpEndpoint.this));
+                    }
+                });
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    InetSocketAddress localAddress() {
+        return socket == null ? null : socket.localAddress();
+    }
+
+    String implementation() {
+        return transport.io().name();
+    }
+
+    EventLoop eventLoop() {
+        return socket.eventLoop();
+    }
+
+    /** Datagrams dropped because they were not valid uTP packets. */
+    long malformedDropped() {
+        return malformedDropped.get();
+    }
+
+    /** Valid packets for connections this endpoint does not have (answered with RESET). */
+    long unknownConnectionPackets() {
+        return unknownConnectionPackets.get();
+    }
+
+    int connectionCount() {
+        return connections.size();
+    }
+
+    // ------------------------------------------------------------------ connections
+
+    void setAcceptor(UtpServerChannel acceptor) {
+        this.acceptor = acceptor;
+    }
+
+    /** The listener closed: accept nothing more, and close the socket once the last connection ends. */
+    void acceptorClosed() {
+        acceptorClosed = true;
+        closeIfIdle();
+    }
+
+    /** A connection id not in use towards {@code remote} (for both ids of the pair). */
+    int newConnectionId(InetSocketAddress remote) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (;;) {
+            int id = random.nextInt(1 << 16);
+            int peer = (id + 1) & 0xFFFF;
+            if (!connections.containsKey(new ConnectionKey(remote, id)) && !connections.containsKey(new ConnectionKey(remote, peer))) {
+                return id;
+            }
+        }
+    }
+
+    void register(UtpSocketChannel channel) {
+        connections.put(new ConnectionKey(channel.remote(), channel.connection().recvId()), channel);
+    }
+
+    /** Sends one packet (ownership passes) and arranges for it to be flushed soon. */
+    void send(ByteBuf packet, InetSocketAddress to) {
+        if (socket == null || !socket.isActive()) {
+            packet.release();
+            return;
+        }
+        socket.write(connectedSocket ? packet : new DatagramPacket(packet, to), socket.voidPromise());
+        flushOwed = true;
+        if (!inReadBatch && !flushScheduled) {
+            flushScheduled = true;
+            socket.eventLoop().execute(this::flushNow);
+        }
+    }
+
+    /** After any call into a connection: re-arm its timer, forget it once it is over, flush sends. */
+    void afterCall(UtpSocketChannel channel) {
+        UtpConnection c = channel.connection();
+        if (c != null) {
+            if (c.isTerminated()) {
+                forget(channel);
+            } else {
+                reschedule(channel, c);
+            }
+        }
+        if (!inReadBatch) {
+            flushNow();
+        }
+    }
+
+    private void forget(UtpSocketChannel channel) {
+        connections.remove(new ConnectionKey(channel.remote(), channel.connection().recvId()));
+        Timer timer = timers.remove(channel);
+        if (timer != null && timer.future != null) {
+            timer.future.cancel(false);
+        }
+        closeIfIdle();
+    }
+
+    private void closeIfIdle() {
+        if (connections.isEmpty() && (connectedSocket || acceptorClosed) && socket != null && socket.isOpen()) {
+            flushNow();
+            socket.close();
+        }
+    }
+
+    /**
+     * The socket closed: every connection it still carried is over. Their protocol state (and the
+     * buffers it holds for retransmission) is released, and their channels close.
+     */
+    private void abandonAll() {
+        for (UtpSocketChannel channel : new ArrayList<>(connections.values())) {
+            UtpConnection c = channel.connection();
+            if (c != null && !c.isTerminated()) {
+                c.abort(System.nanoTime());
+            }
+            if (channel.isOpen()) {
+                channel.unsafe().close(channel.unsafe().voidPromise());
+            }
+        }
+        connections.clear();
+        for (Timer timer : timers.values()) {
+            if (timer.future != null) {
+                timer.future.cancel(false);
+            }
+        }
+        timers.clear();
+    }
+
+    private void reschedule(UtpSocketChannel channel, UtpConnection c) {
+        long deadline = c.nextDeadlineNanos();
+        Timer timer = timers.computeIfAbsent(channel, ch -> new Timer());
+        if (deadline == Long.MAX_VALUE) {
+            if (timer.future != null) {
+                timer.future.cancel(false);
+                timer.future = null;
+            }
+            return;
+        }
+        if (timer.future != null && timer.deadline <= deadline) {
+            return; // the pending timer fires first; it re-arms for the later deadline
+        }
+        if (timer.future != null) {
+            timer.future.cancel(false);
+        }
+        timer.deadline = deadline;
+        long delay = Math.max(0, deadline - System.nanoTime());
+        timer.future = socket.eventLoop().schedule(() -> fire(channel, timer), delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void fire(UtpSocketChannel channel, Timer timer) {
+        timer.future = null;
+        UtpConnection c = channel.connection();
+        if (c == null || timers.get(channel) != timer) {
+            return;
+        }
+        c.onTimer(System.nanoTime());
+        afterCall(channel);
+    }
+
+    private void flushNow() {
+        flushScheduled = false;
+        if (flushOwed && socket != null) {
+            flushOwed = false;
+            socket.flush();
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    private void onDatagram(ByteBuf datagram, InetSocketAddress sender) {
+        if (reader.wrap(datagram) != PacketValidity.VALID) {
+            malformedDropped.incrementAndGet();
+            return;
+        }
+        long now = System.nanoTime();
+        PacketType type = reader.type();
+        if (type == PacketType.SYN) {
+            UtpSocketChannel existing = connections.get(new ConnectionKey(sender, UtpDemux.synRecvId(reader)));
+            if (existing != null) {
+                deliver(existing, datagram, now);
+            } else if (acceptor != null && !acceptorClosed && acceptor.isActive()) {
+                UtpSocketChannel child = acceptor.accept(this, datagram, sender, now);
+                if (child != null) {
+                    afterCall(child);
+                }
+            } else {
+                unknownConnectionPackets.incrementAndGet();
+                send(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
+            }
+            return;
+        }
+        if (type == PacketType.RESET) {
+            int id = reader.connectionId();
+            for (int delta : new int[]{0, 1, -1}) {
+                UtpSocketChannel candidate = connections.get(new ConnectionKey(sender, (id + delta) & 0xFFFF));
+                if (candidate != null && candidate.connection().acceptsReset(id)) {
+                    deliver(candidate, datagram, now);
+                    return;
+                }
+            }
+            unknownConnectionPackets.incrementAndGet(); // never answer a RESET
+            return;
+        }
+        UtpSocketChannel target = connections.get(new ConnectionKey(sender, reader.connectionId()));
+        if (target != null) {
+            deliver(target, datagram, now);
+        } else {
+            unknownConnectionPackets.incrementAndGet();
+            send(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
+        }
+    }
+
+    private void deliver(UtpSocketChannel channel, ByteBuf datagram, long now) {
+        channel.onPacket(datagram, now);
+        if (!readBatch.contains(channel)) {
+            readBatch.add(channel);
+        }
+        afterCall(channel);
+    }
+
+    private void endOfReadBatch() {
+        inReadBatch = false;
+        for (int i = 0; i < readBatch.size(); i++) {
+            UtpSocketChannel channel = readBatch.get(i);
+            channel.endOfReadBatch();
+            afterCall(channel);
+        }
+        readBatch.clear();
+        flushNow();
+    }
+
+    private void portUnreachable() {
+        for (UtpSocketChannel channel : new ArrayList<>(connections.values())) {
+            channel.portUnreachable();
+            afterCall(channel);
+        }
+    }
+
+    private static final class Timer {
+        ScheduledFuture<?> future;
+        long deadline;
+    }
+
+    private record ConnectionKey(InetSocketAddress remote, int connectionId) {
+        ConnectionKey {
+            Objects.requireNonNull(remote, "remote");
+        }
+    }
+
+    /** The socket's pipeline: hands datagrams to the endpoint. */
+    private static final class Inbound extends ChannelInboundHandlerAdapter {
+        static final String NAME = "ferry-utp-endpoint";
+        private final UtpEndpoint endpoint;
+
+        Inbound(UtpEndpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        UtpEndpoint endpoint() {
+            return endpoint;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            endpoint.inReadBatch = true;
+            try {
+                if (msg instanceof DatagramPacket) {
+                    DatagramPacket packet = (DatagramPacket) msg;
+                    endpoint.onDatagram(packet.content(), packet.sender() != null ? packet.sender()
+                            : (InetSocketAddress) ctx.channel().remoteAddress());
+                } else if (msg instanceof ByteBuf) {
+                    endpoint.onDatagram((ByteBuf) msg, (InetSocketAddress) ctx.channel().remoteAddress());
+                }
+            } finally {
+                io.netty.util.ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            endpoint.endOfReadBatch();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (cause instanceof PortUnreachableException
+                    || (cause instanceof java.net.SocketException && String.valueOf(cause.getMessage()).contains("refused"))) {
+                endpoint.portUnreachable();
+            }
+            // Other socket errors are transient for UDP (e.g. ENOBUFS); the connections' timers recover.
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.ferry.transport.ledbat.channel;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.UnsupportedOptionException;
+import io.ferry.transport.ledbat.cc.CongestionControls;
+import io.ferry.transport.ledbat.core.UtpConfig;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelOption;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Splits a connection's {@link ChannelOptions} into the protocol settings ({@link UtpConfig}) and the
+ * Netty channel options that the channel's config applies (auto-read, watermarks, half-closure, ...).
+ */
+final class UtpSettings {
+
+    /** The Netty options a uTP channel's config honours. */
+    static final Set<ChannelOption<?>> CHANNEL_OPTIONS = Set.of(
+            ChannelOption.AUTO_READ, ChannelOption.AUTO_CLOSE, ChannelOption.ALLOW_HALF_CLOSURE,
+            ChannelOption.WRITE_BUFFER_WATER_MARK, ChannelOption.ALLOCATOR, ChannelOption.MESSAGE_SIZE_ESTIMATOR,
+            ChannelOption.WRITE_SPIN_COUNT, ChannelOption.MAX_MESSAGES_PER_WRITE, ChannelOption.CONNECT_TIMEOUT_MILLIS);
+
+    /** The protocol options, mapped onto {@link UtpConfig}. */
+    static final Set<ChannelOption<?>> PROTOCOL_OPTIONS = Set.of(
+            FerryChannelOption.SEND_BUFFER_SIZE, FerryChannelOption.RECEIVE_BUFFER_SIZE, FerryChannelOption.PACKET_SIZE,
+            FerryChannelOption.CONGESTION_CONTROL, FerryChannelOption.CONNECT_TIMEOUT,
+            UtpChannelOption.TARGET_DELAY, UtpChannelOption.IDLE_TIMEOUT, UtpChannelOption.MAX_RETRANSMITS);
+
+    final UtpConfig protocol;
+    final Map<ChannelOption<?>, Object> channelOptions;
+
+    private UtpSettings(UtpConfig protocol, Map<ChannelOption<?>, Object> channelOptions) {
+        this.protocol = protocol;
+        this.channelOptions = channelOptions;
+    }
+
+    /**
+     * @throws UnsupportedOptionException for an option uTP cannot honour or a value out of range
+     */
+    static UtpSettings of(ChannelOptions options, ByteBufAllocator allocator) {
+        UtpConfig.Builder config = UtpConfig.builder().allocator(allocator);
+        Map<ChannelOption<?>, Object> channel = new LinkedHashMap<>();
+        for (Map.Entry<ChannelOption<?>, Object> e : options.asMap().entrySet()) {
+            ChannelOption<?> option = e.getKey();
+            Object value = e.getValue();
+            try {
+                if (option == FerryChannelOption.SEND_BUFFER_SIZE) {
+                    config.sendBufferSize((Integer) value);
+                } else if (option == FerryChannelOption.RECEIVE_BUFFER_SIZE) {
+                    config.receiveBufferSize((Integer) value);
+                } else if (option == FerryChannelOption.PACKET_SIZE) {
+                    config.packetSize((Integer) value);
+                } else if (option == FerryChannelOption.CONGESTION_CONTROL) {
+                    String name = (String) value;
+                    if (!CongestionControls.isRegistered(name)) {
+                        throw new UnsupportedOptionException("uTP congestion control '" + name + "' is not available; available: "
+                                + String.join(", ", CongestionControls.names()));
+                    }
+                    config.congestionControl(name);
+                } else if (option == FerryChannelOption.CONNECT_TIMEOUT) {
+                    config.connectTimeout((Duration) value);
+                } else if (option == ChannelOption.CONNECT_TIMEOUT_MILLIS) {
+                    config.connectTimeout(Duration.ofMillis((Integer) value));
+                } else if (option == UtpChannelOption.TARGET_DELAY) {
+                    config.targetDelay((Duration) value);
+                } else if (option == UtpChannelOption.IDLE_TIMEOUT) {
+                    config.idleTimeout((Duration) value);
+                } else if (option == UtpChannelOption.MAX_RETRANSMITS) {
+                    config.maxRetransmits((Integer) value);
+                } else if (CHANNEL_OPTIONS.contains(option)) {
+                    channel.put(option, value);
+                    if (option == ChannelOption.ALLOCATOR) {
+                        config.allocator((ByteBufAllocator) value);
+                    }
+                } else {
+                    throw new UnsupportedOptionException("uTP cannot honour option " + option.name());
+                }
+            } catch (UnsupportedOptionException unsupported) {
+                throw unsupported;
+            } catch (IllegalArgumentException | ClassCastException bad) {
+                throw new UnsupportedOptionException("uTP option " + option.name() + "=" + value + ": " + bad.getMessage(), bad);
+            }
+        }
+        return new UtpSettings(config.build(), channel);
+    }
+}

@@ -1,0 +1,617 @@
+package io.ferry.transport.ledbat.channel;
+
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.ledbat.core.ConnectionStats;
+import io.ferry.transport.ledbat.core.UtpCallbacks;
+import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.ledbat.core.UtpException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One uTP connection as a Netty {@link Channel}: ordered, reliable bytes with writability-based
+ * backpressure, {@code autoRead}, half-close ({@link DuplexChannel}) and abortive close. It runs on the
+ * event loop of the {@link UtpEndpoint} whose UDP socket carries it, and drives a sans-I/O
+ * {@link UtpConnection}.
+ */
+public final class UtpSocketChannel extends AbstractChannel implements DuplexChannel {
+
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    private static final Object END_OF_STREAM = new Object();
+
+    private final UtpSocketChannelConfig config = new UtpSocketChannelConfig(this);
+    private final UtpTransport transport;
+    private final UtpSettings settings;
+    private final ArrayDeque<Object> inbound = new ArrayDeque<>();
+    private final Events events = new Events();
+
+    private UtpEndpoint endpoint;
+    private UtpConnection connection;
+    private InetSocketAddress remote;
+    private boolean open = true;
+    private boolean active;
+    private boolean inputShutdown;
+    private boolean readPending;
+    private boolean delivering;
+    private boolean readCompleteOwed;
+    private boolean coreClosed;
+    private ChannelPromise connectPromise;
+    private volatile TransportStatistics lastStatistics;
+
+    /** A client connection, not yet connected. */
+    UtpSocketChannel(UtpTransport transport, UtpSettings settings) {
+        super(null);
+        this.transport = transport;
+        this.settings = settings;
+    }
+
+    /** An accepted connection. */
+    UtpSocketChannel(UtpServerChannel parent, UtpTransport transport, UtpSettings settings, UtpEndpoint endpoint,
+                     InetSocketAddress remote) {
+        super(parent);
+        this.transport = transport;
+        this.settings = settings;
+        this.endpoint = endpoint;
+        this.remote = remote;
+    }
+
+    // ------------------------------------------------------------------ wiring used by the endpoint
+
+    UtpCallbacks events() {
+        return events;
+    }
+
+    void attach(UtpConnection connection) {
+        this.connection = connection;
+    }
+
+    UtpConnection connection() {
+        return connection;
+    }
+
+    InetSocketAddress remote() {
+        return remote;
+    }
+
+    /** A datagram for this connection arrived. */
+    void onPacket(ByteBuf packet, long now) {
+        connection.onPacket(packet, now);
+    }
+
+    /** Called by the endpoint at the end of a batch of received datagrams. */
+    void endOfReadBatch() {
+        if (readCompleteOwed && isRegistered()) {
+            readCompleteOwed = false;
+            if (!config.isAutoRead()) {
+                readPending = false;
+            }
+            pipeline().fireChannelReadComplete();
+        }
+    }
+
+    /** The UDP socket reported that the peer's port is unreachable (ICMP): the connect is refused. */
+    void portUnreachable() {
+        if (connectPromise != null && !connectPromise.isDone()) {
+            // Failing the promise first makes the refusal, not the ensuing close, the reported cause.
+            failConnect(new ConnectException("Connection refused: " + remote));
+        }
+    }
+
+    // ------------------------------------------------------------------ Channel
+
+    @Override
+    public UtpServerChannel parent() {
+        return (UtpServerChannel) super.parent();
+    }
+
+    @Override
+    public UtpSocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && active;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return true;
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return endpoint == null ? null : endpoint.localAddress();
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new UtpUnsafe();
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("a uTP client connection binds its own UDP socket when it connects");
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        boolean wasActive = active;
+        active = false;
+        releaseInbound();
+        if (connectPromise != null && !connectPromise.isDone()) {
+            failConnect(new ClosedChannelException());
+        }
+        if (connection != null && wasActive) {
+            connection.close(System.nanoTime());
+            endpoint.afterCall(this);
+        } else if (connection != null) {
+            connection.abort(System.nanoTime());
+            endpoint.afterCall(this);
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        if (inputShutdown || !active) {
+            readPending = true;
+            return;
+        }
+        readPending = true;
+        deliverInbound();
+        if (readCompleteOwed && !delivering) {
+            readCompleteOwed = false;
+            if (!config.isAutoRead()) {
+                readPending = false;
+            }
+            pipeline().fireChannelReadComplete();
+        }
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (connection == null || !active) {
+            throw new ClosedChannelException();
+        }
+        boolean wrote = false;
+        for (;;) {
+            Object msg = in.current();
+            if (msg == null) {
+                break;
+            }
+            if (!(msg instanceof ByteBuf)) {
+                in.remove(new UnsupportedOperationException("uTP channels write ByteBuf, got " + msg.getClass().getName()));
+                continue;
+            }
+            ByteBuf buf = (ByteBuf) msg;
+            if (!buf.isReadable()) {
+                in.remove();
+                continue;
+            }
+            int taken;
+            try {
+                taken = connection.write(buf);
+            } catch (IllegalStateException closed) {
+                throw new ClosedChannelException();
+            }
+            if (taken > 0) {
+                in.progress(taken);
+                wrote = true;
+            }
+            if (buf.isReadable()) {
+                break; // the send buffer is full; onWritabilityChanged(true) resumes
+            }
+            in.remove();
+        }
+        if (wrote) {
+            connection.flush(System.nanoTime());
+            endpoint.afterCall(this);
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("uTP channels write ByteBuf, got " + msg.getClass().getName());
+    }
+
+    @Override
+    protected void doShutdownOutput() {
+        if (connection != null) {
+            connection.shutdownOutput(System.nanoTime());
+            endpoint.afterCall(this);
+        }
+    }
+
+    // ------------------------------------------------------------------ DuplexChannel
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            inputShutdown = true;
+            releaseInbound();
+            promise.setSuccess();
+        } else {
+            eventLoop().execute(() -> shutdownInput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return connection == null ? !isActive() : connection.isOutputShutdown() || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else {
+            eventLoop().execute(() -> shutdownOutput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener(f -> shutdownInput().addListener(g -> {
+            if (f.isSuccess() && g.isSuccess()) {
+                promise.setSuccess();
+            } else {
+                promise.setFailure(f.cause() != null ? f.cause() : g.cause());
+            }
+        }));
+        return promise;
+    }
+
+    // ------------------------------------------------------------------ abort and statistics
+
+    /** Resets the connection (ST_RESET) and closes the channel. */
+    ChannelFuture abort() {
+        ChannelPromise promise = newPromise();
+        if (eventLoop().inEventLoop()) {
+            abort0(promise);
+        } else {
+            eventLoop().execute(() -> abort0(promise));
+        }
+        return promise;
+    }
+
+    private void abort0(ChannelPromise promise) {
+        if (connection != null && !connection.isClosed()) {
+            connection.abort(System.nanoTime());
+            endpoint.afterCall(this);
+        }
+        unsafe().close(promise);
+    }
+
+    /** A statistics snapshot; computed on the event loop. */
+    TransportStatistics statistics() {
+        if (!eventLoop().inEventLoop()) {
+            try {
+                return eventLoop().submit(this::statistics0).get(1, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception unavailable) {
+                TransportStatistics last = lastStatistics;
+                return last != null ? last : TransportStatistics.builder(UtpTransport.NAME, implementation()).build();
+            }
+        }
+        return statistics0();
+    }
+
+    private TransportStatistics statistics0() {
+        TransportStatistics.Builder b = TransportStatistics.builder(UtpTransport.NAME, implementation());
+        if (connection != null) {
+            ConnectionStats s = connection.stats();
+            b.bytesSent(s.payloadBytesSent()).bytesReceived(s.payloadBytesReceived())
+                    .retransmissions(s.retransmissions()).packetsLost(s.packetsLost())
+                    .congestionWindowBytes(connection.cwndBytes());
+            if (connection.smoothedRttNanos() > 0) {
+                b.smoothedRttMicros(connection.smoothedRttNanos() / 1000).rttVarianceMicros(connection.rttVarianceNanos() / 1000);
+            }
+            if (connection.queuingDelayMicros() >= 0) {
+                b.queuingDelayMicros(connection.queuingDelayMicros());
+            }
+        }
+        TransportStatistics snapshot = b.build();
+        lastStatistics = snapshot;
+        return snapshot;
+    }
+
+    private String implementation() {
+        return endpoint == null ? transport.io().name() : endpoint.implementation();
+    }
+
+    UtpTransport transport() {
+        return transport;
+    }
+
+    UtpSettings settings() {
+        return settings;
+    }
+
+    // ------------------------------------------------------------------ inbound delivery
+
+    private void deliverInbound() {
+        if (delivering || !isRegistered()) {
+            return;
+        }
+        delivering = true;
+        try {
+            while (!inbound.isEmpty() && (readPending || config.isAutoRead()) && open) {
+                Object next = inbound.poll();
+                if (next == END_OF_STREAM) {
+                    endOfInput();
+                    continue;
+                }
+                ByteBuf data = (ByteBuf) next;
+                int n = data.readableBytes();
+                readCompleteOwed = true;
+                pipeline().fireChannelRead(data);
+                if (connection != null) {
+                    connection.consumed(n, System.nanoTime());
+                }
+            }
+        } finally {
+            delivering = false;
+        }
+        closeWhenDrained();
+    }
+
+    /** Once the protocol connection is over, the channel closes as soon as the application has read everything. */
+    private void closeWhenDrained() {
+        if (coreClosed && open && inbound.isEmpty() && !delivering) {
+            if (readCompleteOwed && isRegistered()) {
+                readCompleteOwed = false;
+                pipeline().fireChannelReadComplete();
+            }
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    private void endOfInput() {
+        inputShutdown = true;
+        if (config.isAllowHalfClosure()) {
+            if (readCompleteOwed) {
+                readCompleteOwed = false;
+                pipeline().fireChannelReadComplete();
+            }
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+        } else {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    private void releaseInbound() {
+        for (Object o; (o = inbound.poll()) != null; ) {
+            if (o instanceof ByteBuf) {
+                int n = ((ByteBuf) o).readableBytes();
+                ReferenceCountUtil.release(o);
+                if (connection != null) {
+                    connection.consumed(n, System.nanoTime());
+                }
+            }
+        }
+    }
+
+    private void failConnect(Throwable cause) {
+        ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise != null) {
+            promise.tryFailure(cause);
+        }
+        if (open) {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    /** Starts the handshake once the endpoint's socket is ready; called on the event loop. */
+    void startConnect(UtpEndpoint endpoint, InetSocketAddress remote) {
+        this.endpoint = endpoint;
+        this.remote = remote;
+        int recvId = endpoint.newConnectionId(remote);
+        UtpConnection c = UtpConnection.connect(settings.protocol, recvId, ThreadLocalRandom.current().nextInt(1 << 16),
+                System.nanoTime(), events);
+        attach(c);
+        endpoint.register(this);
+        endpoint.afterCall(this);
+    }
+
+    /** Fails a pending connect whose socket could not be set up. */
+    void connectFailed(Throwable cause) {
+        failConnect(cause);
+    }
+
+    private static IOException asIoException(UtpException e) {
+        switch (e.reason()) {
+            case CONNECTION_REFUSED:
+                ConnectException refused = new ConnectException("Connection refused by the uTP peer: " + e.getMessage());
+                refused.initCause(e);
+                return refused;
+            case RESET_BY_PEER:
+                return new IOException("Connection reset by peer: " + e.getMessage(), e);
+            default:
+                return new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** The core's outputs, all on the event loop. */
+    private final class Events implements UtpCallbacks {
+        @Override
+        public void sendPacket(ByteBuf packet) {
+            endpoint.send(packet, remote);
+        }
+
+        @Override
+        public void onConnected() {
+            active = true;
+            ChannelPromise promise = connectPromise;
+            if (promise != null) {
+                connectPromise = null;
+                if (promise.trySuccess()) {
+                    pipeline().fireChannelActive(); // the pipeline's head starts reading if autoRead is on
+                }
+            }
+        }
+
+        @Override
+        public void onData(ByteBuf data) {
+            if (!open || inputShutdown) {
+                int n = data.readableBytes();
+                data.release();
+                connection.consumed(n, System.nanoTime());
+                return;
+            }
+            inbound.add(data);
+            deliverInbound();
+        }
+
+        @Override
+        public void onEndOfStream() {
+            if (!open) {
+                return;
+            }
+            inbound.add(END_OF_STREAM);
+            deliverInbound();
+        }
+
+        @Override
+        public void onWritabilityChanged(boolean writable) {
+            if (writable && open && active) {
+                ((UtpUnsafe) unsafe()).resumeWrites();
+            }
+        }
+
+        @Override
+        public void onClosed(Throwable causeOrNull) {
+            coreClosed = true;
+            if (connectPromise != null && !connectPromise.isDone()) {
+                Throwable cause = causeOrNull;
+                if (cause instanceof UtpException && ((UtpException) cause).reason() == UtpException.Reason.CONNECT_TIMEOUT) {
+                    cause = new ConnectTimeoutException("connection timed out: " + remote);
+                } else if (cause instanceof UtpException) {
+                    cause = asIoException((UtpException) cause);
+                } else if (cause == null) {
+                    cause = new ClosedChannelException();
+                }
+                failConnect(cause);
+                return;
+            }
+            if (!open) {
+                return;
+            }
+            if (causeOrNull != null && active) {
+                // What arrived before the failure is delivered first, then the error.
+                deliverInbound();
+                pipeline().fireExceptionCaught(causeOrNull instanceof UtpException
+                        ? asIoException((UtpException) causeOrNull) : causeOrNull);
+                releaseInbound();
+            }
+            closeWhenDrained();
+        }
+    }
+
+    private final class UtpUnsafe extends AbstractUnsafe {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (connectPromise != null || connection != null) {
+                promise.setFailure(new IllegalStateException("a uTP channel connects once"));
+                return;
+            }
+            if (!(remoteAddress instanceof InetSocketAddress)) {
+                promise.setFailure(new IllegalArgumentException("uTP needs an InetSocketAddress, got " + remoteAddress));
+                return;
+            }
+            connectPromise = promise;
+            transport.openClientEndpoint(UtpSocketChannel.this, (InetSocketAddress) remoteAddress);
+        }
+
+        void resumeWrites() {
+            flush0();
+        }
+    }
+}

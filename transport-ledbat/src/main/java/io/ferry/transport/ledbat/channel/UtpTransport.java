@@ -1,0 +1,183 @@
+package io.ferry.transport.ledbat.channel;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.Transport;
+import io.ferry.transport.TransportStatistics;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * uTP (BEP 29) with LEDBAT congestion control as a Ferry transport: {@code utp://host:port}, alias
+ * {@code ledbat://}. A listener's connections share its UDP socket; each client connection has its
+ * own UDP socket connected to the peer, so an ICMP "port unreachable" reports a refused connection at
+ * once, as with TCP.
+ */
+public final class UtpTransport implements Transport {
+
+    /** The transport's name and main scheme. */
+    public static final String NAME = "utp";
+
+    private final UtpIo io;
+    private final EventLoopGroup group;
+    private final ChannelGroup channels = new DefaultChannelGroup("ferry-utp", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup sockets = new DefaultChannelGroup("ferry-utp-sockets", GlobalEventExecutor.INSTANCE);
+    private final Set<ChannelOption<?>> supported;
+
+    public UtpTransport(UtpIo io) {
+        this.io = io;
+        this.group = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+                new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
+        Set<ChannelOption<?>> options = new LinkedHashSet<>(UtpSettings.PROTOCOL_OPTIONS);
+        options.addAll(UtpSettings.CHANNEL_OPTIONS);
+        this.supported = Collections.unmodifiableSet(options);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** The UDP socket implementation in use. */
+    public UtpIo io() {
+        return io;
+    }
+
+    @Override
+    public Set<ChannelOption<?>> supportedOptions() {
+        return supported;
+    }
+
+    @Override
+    public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
+        options.requireSupported(NAME, supported);
+        UtpSettings settings = UtpSettings.of(options, ByteBufAllocator.DEFAULT);
+        UtpSocketChannel channel = new UtpSocketChannel(this, settings);
+        UtpServerChannel.applyOptions(channel, settings.channelOptions);
+        channel.attr(FerryChannels.TRANSPORT).set(this);
+        channel.pipeline().addLast(handler);
+        track(channel);
+        ChannelPromise connected = channel.newPromise();
+        group.register(channel).addListener(f -> {
+            if (!f.isSuccess()) {
+                connected.setFailure(f.cause());
+            } else if (remote.isUnresolved()) {
+                channel.close();
+                connected.setFailure(new UnknownHostException("cannot resolve host '" + remote.getHostString() + "'"));
+            } else {
+                channel.connect(remote, connected);
+            }
+        });
+        return connected;
+    }
+
+    /** Opens the client's own socket on the channel's loop, then starts the handshake. */
+    void openClientEndpoint(UtpSocketChannel channel, InetSocketAddress remote) {
+        ChannelFuture socket = UtpEndpoint.openClient(this, channel.eventLoop(), remote, channel.settings().protocol.packetSize());
+        sockets.add(socket.channel());
+        socket.addListener(f -> {
+            if (f.isSuccess()) {
+                channel.startConnect(UtpEndpoint.of(socket.channel()), remote);
+            } else {
+                channel.connectFailed(f.cause());
+            }
+        });
+    }
+
+    @Override
+    public ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options) {
+        options.requireSupported(NAME, supported);
+        UtpSettings settings = UtpSettings.of(options, ByteBufAllocator.DEFAULT);
+        UtpServerChannel server = new UtpServerChannel(this, settings, childHandler);
+        server.attr(FerryChannels.TRANSPORT).set(this);
+        track(server);
+        ChannelPromise bound = server.newPromise();
+        group.register(server).addListener(f -> {
+            if (!f.isSuccess()) {
+                bound.setFailure(f.cause());
+                return;
+            }
+            EventLoop loop = server.eventLoop();
+            ChannelFuture socket = UtpEndpoint.openServer(this, loop, local, settings.protocol.packetSize());
+            sockets.add(socket.channel());
+            socket.addListener(s -> {
+                if (s.isSuccess()) {
+                    server.bound(UtpEndpoint.of(socket.channel()));
+                    bound.setSuccess();
+                } else {
+                    server.close();
+                    bound.setFailure(s.cause());
+                }
+            });
+        });
+        return bound;
+    }
+
+    void track(Channel channel) {
+        channels.add(channel);
+    }
+
+    @Override
+    public TransportStatistics statistics(Channel channel) {
+        if (FerryChannels.transportOf(channel) != this) {
+            throw new IllegalArgumentException("channel " + channel + " belongs to another transport");
+        }
+        if (channel instanceof UtpSocketChannel) {
+            return ((UtpSocketChannel) channel).statistics();
+        }
+        return TransportStatistics.builder(NAME, io.name()).build();
+    }
+
+    @Override
+    public ChannelFuture abort(Channel channel) {
+        if (!(channel instanceof UtpSocketChannel)) {
+            return channel.close();
+        }
+        return ((UtpSocketChannel) channel).abort();
+    }
+
+    @Override
+    public void close() {
+        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        // Give closing connections a moment to exchange FINs, then close every socket.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (sockets.stream().anyMatch(Channel::isOpen) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        sockets.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+
+    /** Whether every thread of this transport has stopped (after {@link #close()}). */
+    boolean terminated() {
+        return group.isTerminated();
+    }
+
+    @Override
+    public String toString() {
+        return "utp/" + io.name();
+    }
+}
