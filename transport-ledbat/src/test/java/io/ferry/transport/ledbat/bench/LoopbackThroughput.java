@@ -1,0 +1,201 @@
+package io.ferry.transport.ledbat.bench;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.Transports;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.util.ReferenceCountUtil;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Loopback bulk throughput of Ferry's uTP next to Ferry's TCP, measured side by side in one JVM:
+ * memory to memory (no files, no hashing), several rounds alternating the transports, reporting the
+ * median, the spread, the uTP/TCP ratio and the process CPU time per GiB moved.
+ *
+ * <pre>
+ * mvn -pl transport-ledbat -am test-compile exec:java -Dexec.mainClass=io.ferry.transport.ledbat.bench.LoopbackThroughput \
+ *     -Dexec.classpathScope=test -Dexec.args="--size 512M --rounds 5"
+ * </pre>
+ *
+ * Writes {@code target/bench/loopback-throughput.json} and {@code .md}.
+ */
+public final class LoopbackThroughput {
+
+    private record Sample(String scheme, long bytes, double seconds, double cpuSeconds, long retransmissions) {
+        double mibPerSecond() {
+            return bytes / seconds / (1 << 20);
+        }
+
+        double cpuSecondsPerGib() {
+            return cpuSeconds / (bytes / (double) (1L << 30));
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        long size = 512L << 20;
+        int rounds = 5;
+        List<String> schemes = List.of("tcp", "utp");
+        Path out = Path.of("target", "bench");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--size" -> size = parseSize(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--out" -> out = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; use --size 512M --rounds 5 --out DIR");
+            }
+        }
+        List<Sample> samples = new ArrayList<>();
+        try (Transports ferry = Transports.create()) {
+            for (String scheme : schemes) {
+                run(ferry, scheme, Math.min(size, 64L << 20)); // warm-up: JIT and pools
+            }
+            for (int r = 0; r < rounds; r++) {
+                for (String scheme : schemes) {
+                    Sample s = run(ferry, scheme, size);
+                    samples.add(s);
+                    System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d%n",
+                            r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions());
+                }
+            }
+        }
+        report(samples, size, rounds, out);
+    }
+
+    private static Sample run(Transports ferry, String scheme, long size) throws Exception {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Channel server = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    long count;
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        count += ((ByteBuf) msg).readableBytes();
+                        ReferenceCountUtil.release(msg);
+                        if (count == size) {
+                            ctx.writeAndFlush(ctx.alloc().buffer(1).writeByte(1));
+                        }
+                    }
+                });
+            }
+        }).sync().channel();
+        ByteBuf block = PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20);
+        byte[] random = new byte[1 << 20];
+        new SplittableRandom(1).nextBytes(random);
+        block.writeBytes(random);
+        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        long cpuBefore = processCpuNanos();
+        long start = System.nanoTime();
+        Channel client = ferry.connect(scheme + "://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
+            long queued;
+
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                pump(ctx);
+            }
+
+            @Override
+            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                pump(ctx);
+            }
+
+            private void pump(ChannelHandlerContext ctx) {
+                while (queued < size && ctx.channel().isWritable()) {
+                    int n = (int) Math.min(block.capacity(), size - queued);
+                    ctx.write(block.retainedSlice(0, n));
+                    queued += n;
+                }
+                ctx.flush();
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+                done.complete(null);
+            }
+        }, ChannelOptions.empty()).sync().channel();
+        done.get(10, TimeUnit.MINUTES);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double cpu = (processCpuNanos() - cpuBefore) / 1e9;
+        TransportStatistics stats = FerryChannels.statistics(client);
+        client.close().sync();
+        server.close().sync();
+        block.release();
+        return new Sample(scheme, size, seconds, cpu, stats.retransmissions().orElse(0));
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static void report(List<Sample> samples, long size, int rounds, Path out) throws Exception {
+        Files.createDirectories(out);
+        Map<String, List<Sample>> by = new LinkedHashMap<>();
+        for (Sample s : samples) {
+            by.computeIfAbsent(s.scheme(), k -> new ArrayList<>()).add(s);
+        }
+        StringBuilder md = new StringBuilder();
+        md.append("# Loopback bulk throughput, ").append(LocalDate.now()).append("\n\n")
+                .append(String.format(Locale.ROOT, "%d rounds of %d MiB per transport, alternating, one JVM, %d cores, Java %s.%n%n",
+                        rounds, size >> 20, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")))
+                .append("| transport | median MiB/s | min–max MiB/s | median Mbit/s | CPU s per GiB (both ends) |\n|---|---|---|---|---|\n");
+        StringBuilder json = new StringBuilder("{\"size_bytes\":" + size + ",\"rounds\":" + rounds + ",\"results\":{");
+        Map<String, Double> medians = new LinkedHashMap<>();
+        boolean first = true;
+        for (Map.Entry<String, List<Sample>> e : by.entrySet()) {
+            double[] rates = e.getValue().stream().mapToDouble(Sample::mibPerSecond).sorted().toArray();
+            double[] cpu = e.getValue().stream().mapToDouble(Sample::cpuSecondsPerGib).sorted().toArray();
+            double median = rates[rates.length / 2];
+            medians.put(e.getKey(), median);
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f–%.1f | %.0f | %.2f |%n", e.getKey(), median, rates[0],
+                    rates[rates.length - 1], median * 8 * 1.048576, cpu[cpu.length / 2]));
+            json.append(first ? "" : ",").append('"').append(e.getKey()).append("\":{\"mib_per_s\":[");
+            for (int i = 0; i < rates.length; i++) {
+                json.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.2f", rates[i]));
+            }
+            json.append("],\"cpu_s_per_gib_median\":").append(String.format(Locale.ROOT, "%.3f", cpu[cpu.length / 2])).append('}');
+            first = false;
+        }
+        json.append("}");
+        if (medians.containsKey("utp") && medians.containsKey("tcp")) {
+            double ratio = medians.get("utp") / medians.get("tcp");
+            md.append(String.format(Locale.ROOT, "%nuTP/TCP ratio of medians: **%.2f**%n", ratio));
+            json.append(String.format(Locale.ROOT, ",\"utp_over_tcp\":%.3f", ratio));
+        }
+        json.append("}\n");
+        Files.writeString(out.resolve("loopback-throughput.md"), md, StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("loopback-throughput.json"), json, StandardCharsets.UTF_8);
+        System.out.println();
+        System.out.print(md);
+    }
+
+    private static long parseSize(String text) {
+        String t = text.trim().toUpperCase(Locale.ROOT);
+        long unit = t.endsWith("G") ? 1L << 30 : t.endsWith("M") ? 1L << 20 : t.endsWith("K") ? 1L << 10 : 1;
+        return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
+    }
+
+    private LoopbackThroughput() {
+    }
+}
