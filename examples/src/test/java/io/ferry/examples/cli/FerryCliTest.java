@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FerryCliTest {
 
-    private static final Pattern LISTENING = Pattern.compile("receiving into .* on (tcp://[^ ]+)");
+    private static final Pattern LISTENING = Pattern.compile("receiving into .* on ((tcp|utp)://[^ ]+)");
 
     @TempDir
     Path tmp;
@@ -102,11 +102,12 @@ class FerryCliTest {
         throw new AssertionError("receiver never said where it listens; stderr: " + receiver.errText());
     }
 
-    @Test
-    void sendsAFileToAReceiverInAnotherProcess() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tcp", "utp"})
+    void sendsAFileToAReceiverInAnotherProcess(String scheme) throws Exception {
         Path source = file("payload.bin", 3_000_000);
-        Path inbox = tmp.resolve("inbox");
-        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--once");
+        Path inbox = tmp.resolve("inbox-" + scheme);
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--once");
         String uri = awaitListening(receiver);
         Run sender = ferry("send", source.toString(), uri);
         assertEquals(0, sender.finish(), () -> "send succeeds; stderr: " + sender.errText());
@@ -142,7 +143,8 @@ class FerryCliTest {
         assertTrue(sender.errText().contains("has no port"), sender.errText());
         Run unknown = ferry("send", source.toString(), "carrier-pigeon://h:1");
         assertEquals(2, unknown.finish());
-        assertTrue(unknown.errText().contains("no transport is installed for scheme 'carrier-pigeon'; installed: tcp"), unknown.errText());
+        assertTrue(unknown.errText().contains("no transport is installed for scheme 'carrier-pigeon'; installed: ledbat, tcp, utp"),
+                unknown.errText());
     }
 
     @Test
@@ -164,8 +166,10 @@ class FerryCliTest {
     void demoMovesAndVerifiesAFileOverEveryInstalledTransport() throws Exception {
         Run demo = ferry("demo", "--size", "2M");
         assertEquals(0, demo.finish(), demo::errText);
-        assertTrue(demo.out.get(0).startsWith("ferry demo: moving a 2.0 MiB file over tcp"), demo.out.toString());
-        assertTrue(demo.out.stream().anyMatch(l -> l.startsWith("tcp ") && l.trim().endsWith("yes")), demo.out.toString());
+        assertTrue(demo.out.get(0).startsWith("ferry demo: moving a 2.0 MiB file over tcp, utp"), demo.out.toString());
+        for (String scheme : new String[]{"tcp", "utp"}) {
+            assertTrue(demo.out.stream().anyMatch(l -> l.startsWith(scheme + " ") && l.trim().endsWith("yes")), demo.out.toString());
+        }
     }
 
     @Test
