@@ -7,6 +7,7 @@ import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UnsupportedOptionException;
 import io.ferry.transport.spi.ByteCountingHandler;
+import io.ferry.transport.spi.RegisteredConnect;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -27,7 +28,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -110,29 +110,7 @@ public final class TcpTransport implements Transport {
                         ch.pipeline().addLast(handler);
                     }
                 });
-        ChannelFuture registered = bootstrap.register();
-        Channel channel = registered.channel();
-        ChannelPromise connected = channel.newPromise();
-        registered.addListener(f -> {
-            if (!f.isSuccess()) {
-                connected.setFailure(f.cause());
-                return;
-            }
-            try {
-                apply(channel.config(), options.asMap());
-            } catch (RuntimeException e) {
-                channel.close();
-                connected.setFailure(e);
-                return;
-            }
-            if (remote.isUnresolved()) {
-                channel.close();
-                connected.setFailure(new UnknownHostException("cannot resolve host '" + remote.getHostString() + "'"));
-                return;
-            }
-            channel.connect(remote, connected);
-        });
-        return connected;
+        return RegisteredConnect.connect(bootstrap.register(), remote, ch -> apply(ch.config(), options.asMap()));
     }
 
     @Override

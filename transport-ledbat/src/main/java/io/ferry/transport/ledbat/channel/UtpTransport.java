@@ -4,6 +4,7 @@ import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.spi.RegisteredConnect;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -19,7 +20,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -75,18 +75,7 @@ public final class UtpTransport implements Transport {
         channel.attr(FerryChannels.TRANSPORT).set(this);
         channel.pipeline().addLast(handler);
         track(channel);
-        ChannelPromise connected = channel.newPromise();
-        group.register(channel).addListener(f -> {
-            if (!f.isSuccess()) {
-                connected.setFailure(f.cause());
-            } else if (remote.isUnresolved()) {
-                channel.close();
-                connected.setFailure(new UnknownHostException("cannot resolve host '" + remote.getHostString() + "'"));
-            } else {
-                channel.connect(remote, connected);
-            }
-        });
-        return connected;
+        return RegisteredConnect.connect(group.register(channel), remote, ch -> { });
     }
 
     /** Opens the client's own socket on the channel's loop, then starts the handshake. */
