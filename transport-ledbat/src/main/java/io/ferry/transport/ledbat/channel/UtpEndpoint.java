@@ -126,6 +126,20 @@ final class UtpEndpoint {
         return connections.size();
     }
 
+    /**
+     * Whether a connection is still delivering data or exchanging FINs; connections that merely linger
+     * to re-acknowledge a late FIN (like TCP's TIME_WAIT) do not count. Call on the event loop.
+     */
+    boolean hasConnectionsInProgress() {
+        for (UtpSocketChannel channel : connections.values()) {
+            UtpConnection c = channel.connection();
+            if (c != null && c.state() != io.ferry.transport.ledbat.core.ConnectionState.LINGERING && !c.isTerminated()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     // ------------------------------------------------------------------ connections
 
     void setAcceptor(UtpServerChannel acceptor) {

@@ -120,6 +120,17 @@ public final class UtpTransport implements Transport {
         return bound;
     }
 
+    private static boolean inProgress(Channel socket) {
+        if (!socket.isOpen()) {
+            return false;
+        }
+        try {
+            return socket.eventLoop().submit(() -> UtpEndpoint.of(socket).hasConnectionsInProgress()).get(1, TimeUnit.SECONDS);
+        } catch (Exception closedMeanwhile) {
+            return false;
+        }
+    }
+
     void track(Channel channel) {
         channels.add(channel);
     }
@@ -146,11 +157,11 @@ public final class UtpTransport implements Transport {
     @Override
     public void close() {
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        // Give closing connections a moment to exchange FINs, then close every socket.
+        // Give closing connections a moment to deliver what they hold and exchange FINs, then close every socket.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while (sockets.stream().anyMatch(Channel::isOpen) && System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && sockets.stream().anyMatch(UtpTransport::inProgress)) {
             try {
-                Thread.sleep(20);
+                Thread.sleep(10);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
