@@ -5,13 +5,20 @@ package io.ferry.transport.ledbat.core;
  * FIN, window update), otherwise on every second in-order packet or when the delayed-ACK timer
  * expires, whichever comes first. Any packet sent carries the current {@code ack_nr}, so sending one
  * satisfies a pending acknowledgement.
+ *
+ * <p>After a packet arrives out of order or twice (a sign of loss), the next {@link #QUICK_ACKS}
+ * in-order packets are acknowledged at once too (like Linux's quick-ACK mode): a sender recovering
+ * from loss usually has a window of a packet or two, so a delayed ACK would add the delay to every
+ * round trip, and under heavy loss twice the ACKs make a lost ACK matter half as much.
  */
 final class AckScheduler {
     static final int PACKETS_PER_ACK = 2;
+    static final int QUICK_ACKS = 16;
     private static final long NONE = Long.MAX_VALUE;
 
     private final long delayNanos;
     private int unacked;
+    private int quickAcksLeft;
     private boolean immediate;
     private long deadlineNanos = NONE;
 
@@ -22,11 +29,20 @@ final class AckScheduler {
     /** An in-order data packet arrived. */
     void onInOrderPacket(long nowNanos) {
         unacked++;
-        if (unacked >= PACKETS_PER_ACK || delayNanos == 0) {
+        if (quickAcksLeft > 0) {
+            quickAcksLeft--;
+            immediate = true;
+        } else if (unacked >= PACKETS_PER_ACK || delayNanos == 0) {
             immediate = true;
         } else if (deadlineNanos == NONE) {
             deadlineNanos = nowNanos + delayNanos;
         }
+    }
+
+    /** A packet arrived out of order or twice: acknowledge it, and the next few, at once. */
+    void onIrregularPacket() {
+        immediate = true;
+        quickAcksLeft = QUICK_ACKS;
     }
 
     /** Something that must be acknowledged without delay arrived. */

@@ -12,6 +12,7 @@ public final class ConnectionStats {
     long retransmissions;
     long packetsLost;
     long timeouts;
+    long tailLossProbes;
     long duplicatePacketsReceived;
     long malformedPacketsDropped;
 
@@ -51,6 +52,11 @@ public final class ConnectionStats {
     /** Retransmission timeouts that fired. */
     public long timeouts() {
         return timeouts;
+    }
+
+    /** Tail-loss probes sent (one packet after about two round trips without an acknowledgement). */
+    public long tailLossProbes() {
+        return tailLossProbes;
     }
 
     /** Data packets received that had already been received. */

@@ -91,7 +91,7 @@ final class InboundStream {
         int distance = UtpWire.seqDiff(seq, UtpWire.seqAdd(ackNr, 1));
         if (distance < 0 || (distance > 0 && reorder.contains(seq))) {
             stats.duplicatePacketsReceived++;
-            acks.requestImmediate();
+            acks.onIrregularPacket();
             return;
         }
         if (distance >= ReorderBuffer.MAX_DISTANCE || !hasRoomFor(distance, length)) {
@@ -105,7 +105,7 @@ final class InboundStream {
         ByteBuf payload = length > 0 ? packet.retainedSlice(payloadOffset, length) : Unpooled.EMPTY_BUFFER;
         if (distance > 0) {
             reorder.put(seq, distance, payload);
-            acks.requestImmediate();
+            acks.onIrregularPacket();
             return;
         }
         deliver(payload);

@@ -13,7 +13,9 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Each packet is in exactly one of three conditions: <em>in flight</em> (sent, counted in
  * {@link #bytesInFlight()}), <em>lost</em> (waiting to be sent again), or <em>selectively acked</em>
- * (the receiver has it; its buffer is already released).
+ * (the receiver has it). A selectively acknowledged packet keeps its buffer until it is acknowledged
+ * cumulatively: if every acknowledgement after the selective one is lost, resending it is the only
+ * way to make the receiver acknowledge again (a selective ACK is advisory, RFC 2018).
  */
 final class OutstandingPackets {
     /** Most packets ever outstanding; well below half the sequence space so comparisons stay sound. */
@@ -64,6 +66,11 @@ final class OutstandingPackets {
     /** Packets sent and neither acknowledged nor declared lost. */
     int packetsInFlight() {
         return packetsInFlight;
+    }
+
+    /** Packets neither acknowledged cumulatively nor selectively (in flight or lost). */
+    int unsackedPackets() {
+        return packetsInFlight + lostCount;
     }
 
     /** Payload bytes not yet acknowledged cumulatively or selectively. */
@@ -129,9 +136,18 @@ final class OutstandingPackets {
         return (flags[seq & mask] & IN_FLIGHT) != 0;
     }
 
-    /** Records a (re)transmission of {@code seq}. */
+    /**
+     * Records a (re)transmission of {@code seq}. A selectively acknowledged packet sent again (only to
+     * make the receiver acknowledge) stays selectively acknowledged and out of the flight.
+     */
     void onSent(int seq, long nowNanos, long order) {
         int i = seq & mask;
+        sentAt[i] = nowNanos;
+        sendOrder[i] = order;
+        transmissions[i]++;
+        if ((flags[i] & SACKED) != 0) {
+            return;
+        }
         if ((flags[i] & LOST) != 0) {
             lostCount--;
         }
@@ -140,9 +156,6 @@ final class OutstandingPackets {
             packetsInFlight++;
         }
         flags[i] = IN_FLIGHT;
-        sentAt[i] = nowNanos;
-        sendOrder[i] = order;
-        transmissions[i]++;
     }
 
     /** Declares {@code seq} lost: it leaves the flight and waits to be sent again. */
@@ -163,7 +176,7 @@ final class OutstandingPackets {
     }
 
     /**
-     * Records a selective acknowledgement of {@code seq} and releases its buffer.
+     * Records a selective acknowledgement of {@code seq} (its buffer is kept until it is removed).
      *
      * @return the payload newly acknowledged, 0 if it already was
      */
@@ -174,8 +187,6 @@ final class OutstandingPackets {
         }
         clearAccounting(i);
         flags[i] = SACKED;
-        packets[i].release();
-        packets[i] = null;
         unackedPayloadBytes -= payloads[i];
         return payloads[i];
     }
@@ -190,10 +201,10 @@ final class OutstandingPackets {
         int newlyAcked = 0;
         if ((flags[i] & SACKED) == 0) {
             clearAccounting(i);
-            packets[i].release();
             unackedPayloadBytes -= payloads[i];
             newlyAcked = payloads[i];
         }
+        packets[i].release();
         packets[i] = null;
         flags[i] = 0;
         firstSeq = UtpWire.seqAdd(firstSeq, 1);

@@ -15,6 +15,7 @@ final class RttEstimator {
     private final long maxRtoNanos;
     private long srttNanos = -1;
     private long rttVarNanos = -1;
+    private long minRttNanos = -1;
     private long baseRtoNanos;
     private int backoff;
 
@@ -26,6 +27,7 @@ final class RttEstimator {
 
     void onSample(long rttNanos) {
         long sample = Math.max(1, rttNanos);
+        minRttNanos = minRttNanos < 0 ? sample : Math.min(minRttNanos, sample);
         if (srttNanos < 0) {
             srttNanos = sample;
             rttVarNanos = sample / 2;
@@ -58,6 +60,11 @@ final class RttEstimator {
     /** Smoothed RTT, or -1 before the first sample. */
     long srttNanos() {
         return srttNanos;
+    }
+
+    /** Smallest RTT sample seen, or -1 before the first sample. */
+    long minRttNanos() {
+        return minRttNanos;
     }
 
     /** RTT variation, or -1 before the first sample. */

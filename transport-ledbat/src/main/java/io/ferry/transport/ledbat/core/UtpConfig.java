@@ -20,7 +20,7 @@ import java.util.Objects;
  *   <tr><td>targetDelay</td><td>100 ms</td><td>1 ms..100 ms (RFC 6817 caps TARGET at 100 ms)</td></tr>
  *   <tr><td>congestionControl</td><td>"ledbat"</td><td>a name registered in {@link CongestionControls}</td></tr>
  *   <tr><td>minRto</td><td>500 ms</td><td>1 ms..60 s</td></tr>
- *   <tr><td>maxRto</td><td>60 s</td><td>minRto..10 min</td></tr>
+ *   <tr><td>maxRto</td><td>10 s (or minRto if larger)</td><td>minRto..10 min</td></tr>
  *   <tr><td>maxRetransmits</td><td>10</td><td>1..100 consecutive timeouts</td></tr>
  *   <tr><td>connectTimeout</td><td>20 s</td><td>1 ms..10 min</td></tr>
  *   <tr><td>idleTimeout</td><td>60 s</td><td>0 (disabled)..24 h</td></tr>
@@ -55,6 +55,7 @@ public final class UtpConfig {
     private final String congestionControl;
     private final long minRtoNanos;
     private final long maxRtoNanos;
+    private final boolean maxRtoSet;
     private final int maxRetransmits;
     private final long connectTimeoutNanos;
     private final long idleTimeoutNanos;
@@ -70,7 +71,8 @@ public final class UtpConfig {
         this.targetDelayNanos = b.targetDelayNanos;
         this.congestionControl = b.congestionControl;
         this.minRtoNanos = b.minRtoNanos;
-        this.maxRtoNanos = b.maxRtoNanos;
+        this.maxRtoSet = b.maxRtoNanos >= 0;
+        this.maxRtoNanos = maxRtoSet ? b.maxRtoNanos : Math.max(Builder.DEFAULT_MAX_RTO_NANOS, b.minRtoNanos);
         this.maxRetransmits = b.maxRetransmits;
         this.connectTimeoutNanos = b.connectTimeoutNanos;
         this.idleTimeoutNanos = b.idleTimeoutNanos;
@@ -197,7 +199,15 @@ public final class UtpConfig {
         private long targetDelayNanos = Duration.ofMillis(100).toNanos();
         private String congestionControl = CongestionControls.LEDBAT;
         private long minRtoNanos = Duration.ofMillis(500).toNanos();
-        private long maxRtoNanos = Duration.ofSeconds(60).toNanos();
+        /**
+         * Default cap of the backed-off RTO. TCP's 60 s (RFC 6298, 2.5) is meant for a stream that may
+         * wait minutes; uTP's reference implementation gives up after four doublings of a 1 s RTO,
+         * waiting 16 s at most. 10 s keeps retransmissions several times inside the default idle
+         * timeout and resumes a transfer within 10 s of a long outage ending.
+         */
+        static final long DEFAULT_MAX_RTO_NANOS = Duration.ofSeconds(10).toNanos();
+
+        private long maxRtoNanos = -1; // the default: DEFAULT_MAX_RTO_NANOS, or minRto if larger
         private int maxRetransmits = 10;
         private long connectTimeoutNanos = Duration.ofSeconds(20).toNanos();
         private long idleTimeoutNanos = Duration.ofSeconds(60).toNanos();
@@ -216,7 +226,7 @@ public final class UtpConfig {
             targetDelayNanos = c.targetDelayNanos;
             congestionControl = c.congestionControl;
             minRtoNanos = c.minRtoNanos;
-            maxRtoNanos = c.maxRtoNanos;
+            maxRtoNanos = c.maxRtoSet ? c.maxRtoNanos : -1;
             maxRetransmits = c.maxRetransmits;
             connectTimeoutNanos = c.connectTimeoutNanos;
             idleTimeoutNanos = c.idleTimeoutNanos;
@@ -266,7 +276,10 @@ public final class UtpConfig {
             return this;
         }
 
-        /** Upper bound of the backed-off retransmission timeout. */
+        /**
+         * Upper bound of the backed-off retransmission timeout (default 10 s, or {@code minRto} if
+         * that is larger); a gracefully closed connection lingers for twice this.
+         */
         public Builder maxRto(Duration value) {
             maxRtoNanos = checkDuration("maxRto", value, Duration.ofMillis(1), MAX_SHORT_TIMEOUT);
             return this;
@@ -321,7 +334,7 @@ public final class UtpConfig {
          *                                  than one packet
          */
         public UtpConfig build() {
-            if (maxRtoNanos < minRtoNanos) {
+            if (maxRtoNanos >= 0 && maxRtoNanos < minRtoNanos) {
                 throw new IllegalArgumentException("maxRto must be in [minRto=" + Duration.ofNanos(minRtoNanos)
                         + ", " + MAX_SHORT_TIMEOUT + "], was " + Duration.ofNanos(maxRtoNanos));
             }

@@ -39,18 +39,57 @@ import java.time.Duration;
  *
  * <h2>What it implements</h2>
  * Handshake with SYN retransmission and connect timeout; cumulative and selective ACKs (sent when
- * packets arrive out of order, honoured on receipt); delayed ACKs; an RFC 6298 retransmission timer
- * with Karn's rule and exponential back-off, failing after a bounded number of consecutive timeouts;
- * fast retransmit after three duplicate ACKs or when three later-sent packets were acknowledged;
- * pluggable congestion control (LEDBAT by default) with pacing; flow control by the receive window in
- * both directions, with window updates and zero-window probes; half-close with FIN in each
- * direction, RESET, keep-alive and idle timeout. All sequence arithmetic wraps at 2^16.
+ * packets arrive out of order, honoured on receipt); delayed ACKs, with a quick-ACK mode after
+ * anything out of order; an RFC 6298 retransmission timer with Karn's rule (applied to the packet
+ * that triggered the ACK) and exponential back-off that ends with any progress and, for a thin flow,
+ * starts only after a few retries at the same RTO, failing after a bounded number of consecutive
+ * timeouts; loss detection by transmission order (three later-sent packets acknowledged, fewer in a
+ * small window; retransmissions included, so a lost retransmission is found without a timeout) or
+ * three duplicate ACKs, with one immediate retransmission per loss episode and one window reduction
+ * per episode; tail-loss probes; pluggable congestion control (LEDBAT by default) with pacing; flow
+ * control by the receive window in both directions, with window updates and zero-window probes;
+ * half-close with FIN in each direction, RESET, keep-alive and idle timeout. All sequence arithmetic
+ * wraps at 2^16.
+ *
+ * <h2>Heavy random loss</h2>
+ * With 25 % of the datagrams lost each way the window stays at two or three packets, so recovery is
+ * dominated by what happens when an exchange of one or two packets fails, which it does nearly half
+ * the time. The pieces that keep that cheap: tail-loss probes at two RTTs instead of waiting for the
+ * 500 ms minimum RTO; RTT samples only from the packet that triggered an ACK (otherwise the wait for
+ * a hole to be repaired inflates the RTO to seconds), bootstrapped from the BEP 29 timestamps when the
+ * handshake was retransmitted; no RTO doubling for a thin flow's first timeouts (doubling when the
+ * retry fails with probability q makes the expected wait {@code RTO / (1 - 2q)}); retransmitting a
+ * selectively acknowledged packet on timeout when nothing else is left, since only that makes the
+ * receiver repeat a lost cumulative ACK; and quick ACKs at the receiver.
  */
 public final class UtpConnection {
     /** Packets sent after a packet that must be acknowledged before it is declared lost. */
     static final int REORDER_THRESHOLD = 3;
     /** Duplicate ACKs that trigger a fast retransmission. */
     static final int DUPLICATE_ACK_THRESHOLD = 3;
+
+    /**
+     * A timeout chain that starts with at most this many packets unacknowledged (or during the
+     * handshake) is a thin flow: its first {@link #LINEAR_TIMEOUTS} timeouts do not double the RTO.
+     */
+    static final int THIN_FLIGHT_PACKETS = 4;
+    /**
+     * Timeouts of a thin flow retried at the same RTO before exponential back-off starts (as Linux's
+     * {@code tcp_thin_linear_timeouts}). When a 1-packet exchange fails with probability q (25 % loss
+     * each way gives q = 0.44), doubling from the first timeout makes the expected wait
+     * {@code RTO / (1 - 2q)}: eight RTOs at q = 0.44, and unbounded as q nears 0.5. A flow of a few
+     * packets per RTO adds no meaningful load while it retries, and a path that is really gone still
+     * meets exponential back-off after these.
+     */
+    static final int LINEAR_TIMEOUTS = 4;
+    /** Most tail-loss probes sent, one probe timeout apart, before the retransmission timeout. */
+    static final int MAX_TAIL_PROBES = 3;
+    /** Timestamp-derived round trips at least this long are taken for clock trouble and ignored. */
+    static final long MAX_TIMESTAMP_RTT_MICROS = 60_000_000L;
+    /** Lower bound of the tail-loss probe timeout. */
+    static final long MIN_PTO_NANOS = 10_000_000L;
+    /** Added to the probe timeout when one packet is in flight, for the peer's delayed ACK. */
+    static final long PEER_ACK_DELAY_ALLOWANCE_NANOS = 50_000_000L;
 
     private static final long NONE = Long.MAX_VALUE;
     private static final int WINDOW_UPDATE_CAP = 64 * 1024;
@@ -85,8 +124,20 @@ public final class UtpConnection {
 
     private long sendOrderCounter;
     private long highestDeliveredSendOrder;
+    /** The last transmission sent before congestion control last reduced the window on a loss. */
+    private long lossReductionOrder;
+    private boolean fastRetransmitDue;
+    // scratch state of processAck
+    private long newestAckedSentAt;
+    private boolean newestAckedRetransmitted;
+    private boolean ackedProbe;
+    /** The sequence number a tail-loss probe retransmitted, -1 if none is outstanding. */
+    private int tlpRetransmitSeq = -1;
     private int duplicateAcks;
     private int consecutiveTimeouts;
+    private boolean thinTimeouts;
+    /** Tail-loss probes sent since the last acknowledgement of new data or the last timeout. */
+    private int tailProbes;
 
     private boolean outputShutdown;
     private boolean finSent;
@@ -96,6 +147,7 @@ public final class UtpConnection {
     private boolean probeDue;
 
     private long rtoDeadline = NONE;
+    private long tlpDeadline = NONE;
     private long pacingDeadline = NONE;
     private long persistDeadline = NONE;
     private long persistIntervalNanos;
@@ -293,6 +345,8 @@ public final class UtpConnection {
             if (closedNotified) {
                 return;
             }
+        } else if (nowNanos >= tlpDeadline) {
+            onTailLossProbe(nowNanos);
         }
         if (nowNanos >= persistDeadline) {
             persistDeadline = NONE;
@@ -320,6 +374,7 @@ public final class UtpConnection {
         }
         long d = Math.min(connectDeadline, closeDeadline);
         d = Math.min(d, rtoDeadline);
+        d = Math.min(d, tlpDeadline);
         d = Math.min(d, acks.deadlineNanos());
         d = Math.min(d, pacingDeadline);
         d = Math.min(d, persistDeadline);
@@ -643,19 +698,16 @@ public final class UtpConnection {
         }
         long flightBefore = outstanding.bytesInFlight();
         long newlyAcked = 0;
-        long rttSample = -1;
-        long newestSampleSentAt = Long.MIN_VALUE;
         long deliveredOrderBefore = highestDeliveredSendOrder;
+        newestAckedSentAt = Long.MIN_VALUE;
+        newestAckedRetransmitted = false;
+        ackedProbe = false;
 
         int cumulative = UtpWire.seqDiff(pktAck, UtpWire.seqAdd(outstanding.firstSeq(), -1));
         for (int i = 0; i < cumulative; i++) {
             int seq = outstanding.firstSeq();
             if (!outstanding.isSacked(seq)) {
-                if (outstanding.transmissions(seq) == 1 && outstanding.sentAtNanos(seq) > newestSampleSentAt) {
-                    newestSampleSentAt = outstanding.sentAtNanos(seq);
-                    rttSample = nowNanos - newestSampleSentAt;
-                    highestDeliveredSendOrder = Math.max(highestDeliveredSendOrder, outstanding.sendOrder(seq));
-                }
+                noteDelivered(seq, nowNanos);
             }
             if (finSent && seq == finSeq) {
                 finAcked = true;
@@ -676,22 +728,26 @@ public final class UtpConnection {
                 if (outstanding.isSacked(seq)) {
                     continue;
                 }
-                if (outstanding.transmissions(seq) == 1) {
-                    highestDeliveredSendOrder = Math.max(highestDeliveredSendOrder, outstanding.sendOrder(seq));
-                    if (outstanding.sentAtNanos(seq) > newestSampleSentAt) {
-                        newestSampleSentAt = outstanding.sentAtNanos(seq);
-                        rttSample = nowNanos - newestSampleSentAt;
-                    }
-                }
+                noteDelivered(seq, nowNanos);
                 newlyAcked += outstanding.markSacked(seq);
                 sackProgress = true;
             }
         }
 
+        // Karn's rule, applied to the packet that made the peer send this acknowledgement: the most
+        // recently sent of those it newly covers. Sampling an older, never-retransmitted packet instead
+        // (e.g. one whose selective ACK was lost, now covered by the cumulative ACK a retransmission
+        // triggered) would measure how long the hole lasted, not the path: under heavy loss such
+        // samples inflate SRTT and the RTO to many seconds.
+        long rttSample = newestAckedSentAt != Long.MIN_VALUE && !newestAckedRetransmitted
+                ? nowNanos - newestAckedSentAt : -1;
+        boolean progress = cumulative > 0 || sackProgress;
         if (rttSample >= 0) {
             rtt.onSample(rttSample);
+        } else if (progress && rtt.srttNanos() < 0) {
+            bootstrapRttFromTimestamps();
         }
-        if (cumulative > 0 || sackProgress) {
+        if (progress) {
             consecutiveTimeouts = 0;
             duplicateAcks = 0;
             rtt.resetBackOff();
@@ -705,7 +761,65 @@ public final class UtpConnection {
         if (highestDeliveredSendOrder > deliveredOrderBefore) {
             detectLossByReordering(nowNanos);
         }
+        if (progress) {
+            if (ackedProbe) {
+                // without DSACK we cannot tell whether the probe or the original arrived: assume the
+                // probe repaired a loss, as RFC 8985 (7.4.2) does when no DSACK comes
+                if (cc.onLoss(nowNanos, rtt.srttNanos())) {
+                    lossReductionOrder = sendOrderCounter;
+                }
+            }
+            if (ackedProbe || tlpRetransmitSeq < 0 || !outstanding.contains(tlpRetransmitSeq)) {
+                tlpRetransmitSeq = -1;
+            }
+            // restarted from afterEvent, once the retransmissions this ACK allows are in flight
+            tailProbes = 0;
+            tlpDeadline = NONE;
+        }
         return true;
+    }
+
+    /**
+     * Notes that {@code seq}, still outstanding, was newly acknowledged: tracks the most recently sent
+     * packet this acknowledgement covers (for the RTT sample) and the latest transmission known to have
+     * been delivered (for loss detection). A retransmission counts as delivered only when its ACK came
+     * at least a minimum RTT after it was sent; sooner, the ACK may be for an earlier transmission
+     * (RFC 8985, step 2). Letting retransmissions count is what detects a lost retransmission without
+     * waiting for a timeout.
+     */
+    private void noteDelivered(int seq, long nowNanos) {
+        long sentAt = outstanding.sentAtNanos(seq);
+        boolean retransmitted = outstanding.transmissions(seq) > 1;
+        if (sentAt > newestAckedSentAt) {
+            newestAckedSentAt = sentAt;
+            newestAckedRetransmitted = retransmitted;
+        }
+        if (!retransmitted || (rtt.minRttNanos() > 0 && nowNanos - sentAt >= rtt.minRttNanos())) {
+            highestDeliveredSendOrder = Math.max(highestDeliveredSendOrder, outstanding.sendOrder(seq));
+        }
+        if (seq == tlpRetransmitSeq) {
+            ackedProbe = true;
+        }
+    }
+
+    /**
+     * Takes a first RTT sample from the BEP 29 timestamps when Karn's rule leaves none: until one
+     * exists the RTO stays at its initial second and no tail-loss probe can be armed, and under heavy
+     * loss the handshake and the first packets are often all retransmitted. The peer's
+     * {@code timestamp_difference} is the one-way delay of our last packet it received and ours of
+     * this packet is the reverse one; each includes the offset between the clocks with opposite signs,
+     * so their sum (mod 2^32) is a round trip without the peer's ACK delay, whatever transmission it
+     * answers.
+     */
+    private void bootstrapRttFromTimestamps() {
+        int forward = reader.timestampDifferenceMicros();
+        if (forward == 0 || reader.timestampMicros() == 0) {
+            return;
+        }
+        long micros = Integer.toUnsignedLong(forward + replyMicros);
+        if (micros > 0 && micros < MAX_TIMESTAMP_RTT_MICROS) {
+            rtt.onSample(micros * 1000);
+        }
     }
 
     private void countDuplicateAck(long nowNanos) {
@@ -723,8 +837,9 @@ public final class UtpConnection {
      * Declares lost every packet still in flight whose transmission was followed by at least
      * {@link #REORDER_THRESHOLD} transmissions that have been acknowledged; with fewer packets in
      * flight the threshold drops to one less than their number (early retransmit, RFC 5827), so a
-     * small window does not have to wait for a timeout. Only first transmissions advance the
-     * delivered mark (Karn), so a retransmission is never judged by an ambiguous ACK.
+     * small window does not have to wait for a timeout. The order is that of transmissions, not of
+     * sequence numbers, so a retransmission that is lost again is detected like any other packet once
+     * something sent after it is acknowledged (see {@link #noteDelivered}).
      */
     private void detectLossByReordering(long nowNanos) {
         int threshold = Math.max(1, Math.min(REORDER_THRESHOLD, outstanding.packetsInFlight() - 1));
@@ -744,10 +859,21 @@ public final class UtpConnection {
         }
     }
 
+    /**
+     * Marks {@code seq} lost and reports the loss to congestion control - unless the lost transmission
+     * went out before the window was last reduced: that reduction already answered the congestion it
+     * met (RFC 6675's recovery point, by transmission order). Without this, a loss detected a little
+     * more than an RTT after the one that cut the window - typically a lost retransmission - cuts it
+     * again for the same event, and at random-loss rates the window spends its time at the minimum.
+     */
     private void declareLost(int seq, long nowNanos) {
+        long order = outstanding.sendOrder(seq);
         outstanding.markLost(seq);
         stats.packetsLost++;
-        cc.onLoss(nowNanos, rtt.srttNanos());
+        if (order > lossReductionOrder && cc.onLoss(nowNanos, rtt.srttNanos())) {
+            lossReductionOrder = sendOrderCounter;
+            fastRetransmitDue = true;
+        }
     }
 
     private void onReset() {
@@ -774,6 +900,9 @@ public final class UtpConnection {
             return;
         }
         trySend(nowNanos);
+        if (tlpDeadline == NONE) {
+            armTailLossProbe(nowNanos);
+        }
         if (state == ConnectionState.CONNECTED && acks.isDue(nowNanos)) {
             sendState(nowNanos);
         }
@@ -804,6 +933,14 @@ public final class UtpConnection {
             }
             if (!resend && outstanding.isFull()) {
                 return;
+            }
+            if (resend && fastRetransmitDue) {
+                // the first retransmission of a loss episode goes out at once, whatever the window
+                // (RFC 5681 / RFC 6675 fast retransmit): the window was just reduced and may be
+                // full of packets that are lost too but not yet known to be
+                fastRetransmitDue = false;
+                transmit(resendSeq, nowNanos);
+                continue;
             }
             long flight = outstanding.bytesInFlight();
             if (flight > 0 && flight + payload > cc.cwndBytes()) {
@@ -873,6 +1010,7 @@ public final class UtpConnection {
         int seq = seqNr;
         seqNr = UtpWire.seqAdd(seqNr, 1);
         transmit(seq, nowNanos);
+        armTailLossProbe(nowNanos);
     }
 
     /** Puts stored packet {@code seq} on the wire, refreshing its timestamps, window and ack. */
@@ -931,8 +1069,13 @@ public final class UtpConnection {
 
     private void onRetransmissionTimeout(long nowNanos) {
         rtoDeadline = NONE;
+        tlpDeadline = NONE;
         if (outstanding.isEmpty() && peerConfirmed) {
             return;
+        }
+        if (consecutiveTimeouts == 0) {
+            thinTimeouts = state == ConnectionState.SYN_SENT || !peerConfirmed
+                    || outstanding.unsackedPackets() <= THIN_FLIGHT_PACKETS;
         }
         consecutiveTimeouts++;
         stats.timeouts++;
@@ -943,21 +1086,103 @@ public final class UtpConnection {
                     + config.maxRetransmits() + " retransmissions", nowNanos);
             return;
         }
-        rtt.backOff();
+        if (!thinTimeouts || consecutiveTimeouts > LINEAR_TIMEOUTS) {
+            rtt.backOff();
+        }
         if (!peerConfirmed) {
             sendState(nowNanos);
             rtoDeadline = nowNanos + rtt.rtoNanos();
             return;
         }
         cc.onTimeout(nowNanos);
+        lossReductionOrder = sendOrderCounter;
+        fastRetransmitDue = false;
         duplicateAcks = 0;
+        tlpRetransmitSeq = -1;
         int seq = outstanding.firstSeq();
         for (int i = 0, n = outstanding.count(); i < n; i++, seq = UtpWire.seqAdd(seq, 1)) {
             outstanding.markLost(seq);
         }
         rtoDeadline = nowNanos + rtt.rtoNanos();
+        tailProbes = 0;
         if (state == ConnectionState.SYN_SENT) {
             transmit(outstanding.firstSeq(), nowNanos);
+        } else if (outstanding.firstLost() < 0) {
+            // everything outstanding was selectively acknowledged and every later acknowledgement was
+            // lost: only a repeated packet makes the receiver send its cumulative ACK again
+            transmit(outstanding.firstSeq(), nowNanos);
+        }
+    }
+
+    /**
+     * Tail-loss probe (RFC 8985, section 7): when nothing was acknowledged for about two round trips
+     * while packets are in flight, send one packet - new data if there is any, else the last packet
+     * again - without touching the window. Its acknowledgement reveals the losses before it (or just
+     * repeats lost ACKs), so a lost tail, or lost ACKs when the window is a couple of packets, costs
+     * two round trips instead of a retransmission timeout and its collapse of the window. A known
+     * lost packet still waiting for room in the window goes first. Unlike RFC 8985, up to
+     * {@link #MAX_TAIL_PROBES} probes may precede the timeout, and probing resumes after a timeout's
+     * retransmission (as QUIC's probe timeouts do): with the 500 ms minimum RTO a timeout costs ten
+     * 50 ms round trips, and at 25 % loss each way one probe and its ACK fail together nearly half
+     * the time. Probes are single packets, at most a few per timeout period, sent only while no ACK
+     * arrives; a path that stays silent still meets the timeout, its collapse of the window and its
+     * back-off.
+     */
+    private void onTailLossProbe(long nowNanos) {
+        tlpDeadline = NONE;
+        if (state != ConnectionState.CONNECTED || !peerConfirmed || outstanding.packetsInFlight() == 0) {
+            return;
+        }
+        tailProbes++;
+        stats.tailLossProbes++;
+        int lost = outstanding.firstLost();
+        if (lost >= 0) {
+            // a known hole waits for room in the window: repairing it is the most useful probe
+            transmit(lost, nowNanos);
+            armTailLossProbe(nowNanos);
+            return;
+        }
+        long flight = outstanding.bytesInFlight();
+        if (!outstanding.isFull()) {
+            if (sendQueue.flushedBytes() > 0) {
+                int payload = (int) Math.min(maxPayload, sendQueue.flushedBytes());
+                if (peerWindow - flight >= payload) {
+                    sendNew(payload, false, nowNanos);
+                    return;
+                }
+            } else if (outputShutdown && !finSent && sendQueue.queuedBytes() == 0) {
+                sendNew(0, true, nowNanos);
+                return;
+            }
+        }
+        int seq = UtpWire.seqAdd(outstanding.firstSeq(), outstanding.count() - 1);
+        for (int i = outstanding.count(); i > 0; i--, seq = UtpWire.seqAdd(seq, -1)) {
+            if (outstanding.isInFlight(seq)) {
+                tlpRetransmitSeq = seq;
+                transmit(seq, nowNanos);
+                armTailLossProbe(nowNanos);
+                return;
+            }
+        }
+    }
+
+    /**
+     * (Re)arms the tail-loss probe two smoothed RTTs from now (plus the peer's possible ACK delay when
+     * a single packet is in flight) if packets are in flight, fewer than {@link #MAX_TAIL_PROBES} were
+     * sent since the last progress or timeout, and the probe would come before the retransmission
+     * timeout.
+     */
+    private void armTailLossProbe(long nowNanos) {
+        tlpDeadline = NONE;
+        long srtt = rtt.srttNanos();
+        if (tailProbes >= MAX_TAIL_PROBES || srtt <= 0 || state != ConnectionState.CONNECTED || !peerConfirmed
+                || outstanding.packetsInFlight() == 0) {
+            return;
+        }
+        long pto = 2 * srtt + (outstanding.packetsInFlight() == 1 ? PEER_ACK_DELAY_ALLOWANCE_NANOS : 0);
+        long deadline = nowNanos + Math.max(pto, MIN_PTO_NANOS);
+        if (deadline < rtoDeadline) {
+            tlpDeadline = deadline;
         }
     }
 
@@ -1016,6 +1241,7 @@ public final class UtpConnection {
 
     private void clearTimers() {
         rtoDeadline = NONE;
+        tlpDeadline = NONE;
         pacingDeadline = NONE;
         persistDeadline = NONE;
         connectDeadline = NONE;

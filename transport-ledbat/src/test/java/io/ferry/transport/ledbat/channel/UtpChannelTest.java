@@ -246,7 +246,7 @@ class UtpChannelTest {
         Channel server = digestServer(ChannelOptions.empty());
         InetSocketAddress serverAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port(server));
         try (LossyUdpRelay relay = new LossyUdpRelay(serverAddress, 0.25, 25, 42)) {
-            byte[] payload = random(64 * 1024, 5);
+            byte[] payload = random(256 * 1024, 5);
             byte[] digest = sendAndDigest("utp://127.0.0.1:" + relay.address().getPort(), payload, ChannelOptions.empty());
             assertArrayEquals(sha256().digest(payload), digest, "every byte arrived through a lossy 50 ms RTT path");
             assertTrue(relay.dropped() > 0, "the relay really dropped datagrams: " + relay.dropped());
