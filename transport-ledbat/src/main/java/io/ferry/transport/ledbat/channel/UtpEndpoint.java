@@ -43,10 +43,12 @@ final class UtpEndpoint {
     /** Kernel socket buffers asked for; the kernel caps them at {@code net.core.[rw]mem_max}. */
     static final int SOCKET_BUFFER = 8 << 20;
 
+    /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
+    private static final int[] RESET_ID_DELTAS = {0, 1, -1};
+
     private final UtpTransport transport;
     private final boolean connectedSocket;
     private final Map<ConnectionKey, UtpSocketChannel> connections = new HashMap<>();
-    private final Map<UtpSocketChannel, Timer> timers = new HashMap<>();
     private final List<UtpSocketChannel> readBatch = new ArrayList<>();
     private final PacketReader reader = new PacketReader();
     private final AtomicLong malformedDropped = new AtomicLong();
@@ -108,10 +110,6 @@ final class UtpEndpoint {
         return transport.io().name();
     }
 
-    EventLoop eventLoop() {
-        return socket.eventLoop();
-    }
-
     /** Datagrams dropped because they were not valid uTP packets. */
     long malformedDropped() {
         return malformedDropped.get();
@@ -122,9 +120,6 @@ final class UtpEndpoint {
         return unknownConnectionPackets.get();
     }
 
-    int connectionCount() {
-        return connections.size();
-    }
 
     /**
      * Whether a connection is still delivering data or exchanging FINs; connections that merely linger
@@ -199,10 +194,7 @@ final class UtpEndpoint {
 
     private void forget(UtpSocketChannel channel) {
         connections.remove(new ConnectionKey(channel.remote(), channel.connection().recvId()));
-        Timer timer = timers.remove(channel);
-        if (timer != null && timer.future != null) {
-            timer.future.cancel(false);
-        }
+        channel.timer.stop();
         closeIfIdle();
     }
 
@@ -223,22 +215,20 @@ final class UtpEndpoint {
             if (c != null && !c.isTerminated()) {
                 c.abort(System.nanoTime());
             }
+            channel.timer.stop();
             if (channel.isOpen()) {
                 channel.unsafe().close(channel.unsafe().voidPromise());
             }
         }
         connections.clear();
-        for (Timer timer : timers.values()) {
-            if (timer.future != null) {
-                timer.future.cancel(false);
-            }
-        }
-        timers.clear();
     }
 
     private void reschedule(UtpSocketChannel channel, UtpConnection c) {
         long deadline = c.nextDeadlineNanos();
-        Timer timer = timers.computeIfAbsent(channel, ch -> new Timer());
+        Timer timer = channel.timer;
+        if (timer.stopped) {
+            return;
+        }
         if (deadline == Long.MAX_VALUE) {
             if (timer.future != null) {
                 timer.future.cancel(false);
@@ -260,7 +250,7 @@ final class UtpEndpoint {
     private void fire(UtpSocketChannel channel, Timer timer) {
         timer.future = null;
         UtpConnection c = channel.connection();
-        if (c == null || timers.get(channel) != timer) {
+        if (c == null || timer.stopped) {
             return;
         }
         c.onTimer(System.nanoTime());
@@ -301,7 +291,7 @@ final class UtpEndpoint {
         }
         if (type == PacketType.RESET) {
             int id = reader.connectionId();
-            for (int delta : new int[]{0, 1, -1}) {
+            for (int delta : RESET_ID_DELTAS) {
                 UtpSocketChannel candidate = connections.get(new ConnectionKey(sender, (id + delta) & 0xFFFF));
                 if (candidate != null && candidate.connection().acceptsReset(id)) {
                     deliver(candidate, datagram, now);
@@ -322,20 +312,23 @@ final class UtpEndpoint {
 
     private void deliver(UtpSocketChannel channel, ByteBuf datagram, long now) {
         channel.onPacket(datagram, now);
-        if (!readBatch.contains(channel)) {
+        if (!channel.inReadBatch) {
+            channel.inReadBatch = true;
             readBatch.add(channel);
         }
         afterCall(channel);
     }
 
+    /** Ends a batch of received datagrams: read-complete for every connection that got data, one flush. */
     private void endOfReadBatch() {
-        inReadBatch = false;
         for (int i = 0; i < readBatch.size(); i++) {
             UtpSocketChannel channel = readBatch.get(i);
+            channel.inReadBatch = false;
             channel.endOfReadBatch();
             afterCall(channel);
         }
         readBatch.clear();
+        inReadBatch = false;
         flushNow();
     }
 
@@ -346,9 +339,20 @@ final class UtpEndpoint {
         }
     }
 
-    private static final class Timer {
-        ScheduledFuture<?> future;
-        long deadline;
+    /** A connection's one pending wake-up on the event loop; lives in its channel. */
+    static final class Timer {
+        private ScheduledFuture<?> future;
+        private long deadline;
+        private boolean stopped;
+
+        /** Cancels the pending wake-up for good: the connection is over. */
+        void stop() {
+            stopped = true;
+            if (future != null) {
+                future.cancel(false);
+                future = null;
+            }
+        }
     }
 
     private record ConnectionKey(InetSocketAddress remote, int connectionId) {
@@ -393,8 +397,7 @@ final class UtpEndpoint {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (cause instanceof PortUnreachableException
-                    || (cause instanceof java.net.SocketException && String.valueOf(cause.getMessage()).contains("refused"))) {
+            if (cause instanceof PortUnreachableException) {
                 endpoint.portUnreachable();
             }
             // Other socket errors are transient for UDP (e.g. ENOBUFS); the connections' timers recover.

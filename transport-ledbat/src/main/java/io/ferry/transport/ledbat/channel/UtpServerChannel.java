@@ -11,7 +11,6 @@ import io.netty.channel.EventLoop;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -45,7 +44,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
     UtpSocketChannel accept(UtpEndpoint from, ByteBuf syn, InetSocketAddress sender, long now) {
         UtpSocketChannel child = new UtpSocketChannel(this, transport, childSettings, from, sender);
         try {
-            applyOptions(child, childSettings.channelOptions);
+            childSettings.applyTo(child);
         } catch (RuntimeException e) {
             pipeline().fireExceptionCaught(e);
             return null;
@@ -58,21 +57,6 @@ public final class UtpServerChannel extends AbstractServerChannel {
         child.pipeline().addLast(childHandler);
         eventLoop().register(child);
         return child;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static void applyOptions(io.netty.channel.Channel channel, Map<ChannelOption<?>, Object> options) {
-        for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
-            if (e.getKey() == ChannelOption.ALLOCATOR || e.getKey() == ChannelOption.CONNECT_TIMEOUT_MILLIS) {
-                if (e.getKey() == ChannelOption.ALLOCATOR) {
-                    channel.config().setOption((ChannelOption) e.getKey(), e.getValue());
-                }
-                continue; // the connect timeout went into the protocol settings
-            }
-            if (!channel.config().setOption((ChannelOption) e.getKey(), e.getValue())) {
-                throw new io.ferry.transport.UnsupportedOptionException("uTP channel does not accept option " + e.getKey().name());
-            }
-        }
     }
 
     @Override
@@ -131,7 +115,9 @@ public final class UtpServerChannel extends AbstractServerChannel {
         return e == null ? 0 : e.malformedDropped();
     }
 
-    UtpEndpoint endpoint() {
-        return endpoint;
+    /** Valid packets this listener's socket received for connections it does not have (each answered with a RESET). */
+    public long packetsForUnknownConnections() {
+        UtpEndpoint e = endpoint;
+        return e == null ? 0 : e.unknownConnectionPackets();
     }
 }

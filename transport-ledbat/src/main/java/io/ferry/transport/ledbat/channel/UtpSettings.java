@@ -23,12 +23,12 @@ final class UtpSettings {
     static final Set<ChannelOption<?>> CHANNEL_OPTIONS = Set.of(
             ChannelOption.AUTO_READ, ChannelOption.AUTO_CLOSE, ChannelOption.ALLOW_HALF_CLOSURE,
             ChannelOption.WRITE_BUFFER_WATER_MARK, ChannelOption.ALLOCATOR, ChannelOption.MESSAGE_SIZE_ESTIMATOR,
-            ChannelOption.WRITE_SPIN_COUNT, ChannelOption.MAX_MESSAGES_PER_WRITE, ChannelOption.CONNECT_TIMEOUT_MILLIS);
+            ChannelOption.WRITE_SPIN_COUNT, ChannelOption.MAX_MESSAGES_PER_WRITE);
 
     /** The protocol options, mapped onto {@link UtpConfig}. */
     static final Set<ChannelOption<?>> PROTOCOL_OPTIONS = Set.of(
             FerryChannelOption.SEND_BUFFER_SIZE, FerryChannelOption.RECEIVE_BUFFER_SIZE, FerryChannelOption.PACKET_SIZE,
-            FerryChannelOption.CONGESTION_CONTROL, FerryChannelOption.CONNECT_TIMEOUT,
+            FerryChannelOption.CONGESTION_CONTROL, FerryChannelOption.CONNECT_TIMEOUT, ChannelOption.CONNECT_TIMEOUT_MILLIS,
             UtpChannelOption.TARGET_DELAY, UtpChannelOption.IDLE_TIMEOUT, UtpChannelOption.MAX_RETRANSMITS);
 
     final UtpConfig protocol;
@@ -75,7 +75,7 @@ final class UtpSettings {
                 } else if (CHANNEL_OPTIONS.contains(option)) {
                     channel.put(option, value);
                     if (option == ChannelOption.ALLOCATOR) {
-                        config.allocator((ByteBufAllocator) value);
+                        config.allocator((ByteBufAllocator) value); // the protocol's packets come from it too
                     }
                 } else {
                     throw new UnsupportedOptionException("uTP cannot honour option " + option.name());
@@ -87,5 +87,19 @@ final class UtpSettings {
             }
         }
         return new UtpSettings(config.build(), channel);
+    }
+
+    /**
+     * Applies the Netty-level options to a uTP channel's config.
+     *
+     * @throws UnsupportedOptionException if the config refuses one
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void applyTo(io.netty.channel.Channel channel) {
+        for (Map.Entry<ChannelOption<?>, Object> e : channelOptions.entrySet()) {
+            if (!channel.config().setOption((ChannelOption) e.getKey(), e.getValue())) {
+                throw new UnsupportedOptionException("uTP channel does not accept option " + e.getKey().name());
+            }
+        }
     }
 }

@@ -43,6 +43,10 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     private final UtpSettings settings;
     private final ArrayDeque<Object> inbound = new ArrayDeque<>();
     private final Events events = new Events();
+    /** The endpoint's wake-up for this connection's next protocol deadline. */
+    final UtpEndpoint.Timer timer = new UtpEndpoint.Timer();
+    /** Whether the endpoint has this channel in its current batch of received datagrams. */
+    boolean inReadBatch;
 
     private UtpEndpoint endpoint;
     private UtpConnection connection;
@@ -195,11 +199,13 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         if (connectPromise != null && !connectPromise.isDone()) {
             failConnect(new ClosedChannelException());
         }
-        if (connection != null && wasActive) {
-            connection.close(System.nanoTime());
-            endpoint.afterCall(this);
-        } else if (connection != null) {
-            connection.abort(System.nanoTime());
+        if (connection != null) {
+            // An established connection closes gracefully (queued data, then FIN); a handshake in progress is reset.
+            if (wasActive) {
+                connection.close(System.nanoTime());
+            } else {
+                connection.abort(System.nanoTime());
+            }
             endpoint.afterCall(this);
         }
     }
@@ -232,11 +238,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
             if (msg == null) {
                 break;
             }
-            if (!(msg instanceof ByteBuf)) {
-                in.remove(new UnsupportedOperationException("uTP channels write ByteBuf, got " + msg.getClass().getName()));
-                continue;
-            }
-            ByteBuf buf = (ByteBuf) msg;
+            ByteBuf buf = (ByteBuf) msg; // filterOutboundMessage admits nothing else
             if (!buf.isReadable()) {
                 in.remove();
                 continue;
@@ -400,10 +402,6 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
 
     private String implementation() {
         return endpoint == null ? transport.io().name() : endpoint.implementation();
-    }
-
-    UtpTransport transport() {
-        return transport;
     }
 
     UtpSettings settings() {

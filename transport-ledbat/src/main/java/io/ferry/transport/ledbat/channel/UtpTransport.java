@@ -71,7 +71,7 @@ public final class UtpTransport implements Transport {
         options.requireSupported(NAME, supported);
         UtpSettings settings = UtpSettings.of(options, ByteBufAllocator.DEFAULT);
         UtpSocketChannel channel = new UtpSocketChannel(this, settings);
-        UtpServerChannel.applyOptions(channel, settings.channelOptions);
+        settings.applyTo(channel);
         channel.attr(FerryChannels.TRANSPORT).set(this);
         channel.pipeline().addLast(handler);
         track(channel);

@@ -162,6 +162,7 @@ class UtpChannelTest {
             assertEquals(20, reply.getLength());
             assertEquals(0x31, reply.getData()[0] & 0xFF, "ST_RESET, version 1");
             assertEquals(0x1234, ((reply.getData()[2] & 0xFF) << 8) | (reply.getData()[3] & 0xFF), "carries the packet's connection id");
+            assertEquals(1, ((UtpServerChannel) server).packetsForUnknownConnections(), "and is counted");
         } finally {
             server.close().sync();
         }
