@@ -219,7 +219,7 @@ public abstract class TransportConformanceTest {
             assertArrayEquals(sent, await(serverDigest, "server received 64 MiB"), "server's SHA-256 matches");
             assertArrayEquals(sent, await(reply.done(), "digest echoed back"), "client saw the server's SHA-256");
             TransportStatistics stats = FerryChannels.statistics(client);
-            assertEquals(scheme(), schemeOf(stats));
+            assertEquals(ferry.transport(scheme()).name(), stats.transport());
             assertTrue(stats.bytesSent() >= BULK, "statistics count the bytes sent: " + stats);
         } finally {
             closeAll(client, server);
@@ -511,7 +511,7 @@ public abstract class TransportConformanceTest {
                     "ferry.transport.retransmissions", "ferry.transport.packets.lost", "ferry.transport.rtt",
                     "ferry.transport.rtt.variance", "ferry.transport.congestion.window", "ferry.transport.queuing.delay"), names);
             for (Meter meter : registry.getMeters()) {
-                assertEquals(scheme(), transportTag(meter), "transport tag of " + meter.getId());
+                assertEquals(ferry.transport(scheme()).name(), meter.getId().getTag("transport"), "transport tag of " + meter.getId());
             }
             double sent = registry.get("ferry.transport.bytes.sent").functionCounter().count();
             assertTrue(sent >= payload.length, "bytes.sent counts what was written: " + sent);
@@ -530,15 +530,6 @@ public abstract class TransportConformanceTest {
                 () -> ferry.connect(uri(9), new io.netty.channel.ChannelHandlerAdapter() { },
                         ChannelOptions.builder().set(foreign, true).build()));
         assertTrue(e.getMessage().contains("NOT_AN_OPTION"), "the message names the option: " + e.getMessage());
-    }
-
-    private String schemeOf(TransportStatistics stats) {
-        return ferry.transport(scheme()).name().equals(stats.transport()) ? scheme() : stats.transport();
-    }
-
-    private String transportTag(Meter meter) {
-        String tag = meter.getId().getTag("transport");
-        return ferry.transport(scheme()).name().equals(tag) ? scheme() : tag;
     }
 
     /** A port on loopback where nothing listens, for TCP or UDP. */

@@ -4,7 +4,12 @@ import io.ferry.transport.Transports;
 import io.ferry.transport.conformance.TransportConformanceTest;
 import io.ferry.transport.conformance.UnresponsivePeer;
 
+import io.netty.channel.epoll.Epoll;
+import org.junit.jupiter.api.Test;
+
 import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The conformance suite over TCP on native epoll, found through ServiceLoader as users find it. */
 class TcpEpollConformanceTest extends TransportConformanceTest {
@@ -30,5 +35,11 @@ class TcpEpollConformanceTest extends TransportConformanceTest {
     @Override
     protected UnresponsivePeer openUnresponsivePeer() throws Exception {
         return new FullBacklogPeer();
+    }
+
+    @Test
+    void suiteRunsOnNativeEpollWhereLinuxHasIt() {
+        assertEquals(Epoll.isAvailable() ? "epoll" : "nio", ((TcpTransport) ferry.transport("tcp")).io().name(),
+                "ServiceLoader gives users epoll where it loads");
     }
 }

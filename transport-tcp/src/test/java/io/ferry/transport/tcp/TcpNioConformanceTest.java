@@ -3,8 +3,11 @@ package io.ferry.transport.tcp;
 import io.ferry.transport.Transports;
 import io.ferry.transport.conformance.TransportConformanceTest;
 import io.ferry.transport.conformance.UnresponsivePeer;
+import org.junit.jupiter.api.Test;
 
 import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The conformance suite over TCP on portable Java NIO, the fallback where epoll is unavailable. */
 class TcpNioConformanceTest extends TransportConformanceTest {
@@ -22,5 +25,10 @@ class TcpNioConformanceTest extends TransportConformanceTest {
     @Override
     protected UnresponsivePeer openUnresponsivePeer() throws Exception {
         return new FullBacklogPeer();
+    }
+
+    @Test
+    void suiteRunsOnJavaNio() {
+        assertEquals("nio", ((TcpTransport) ferry.transport("tcp")).io().name());
     }
 }
