@@ -47,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         long bytes;
         try {
-            bytes = io.ferry.examples.progress.Sizes.parse(size);
+            bytes = Sizes.parse(size);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--size: " + e.getMessage());
         }

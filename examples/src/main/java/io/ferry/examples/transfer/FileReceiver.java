@@ -220,14 +220,15 @@ public final class FileReceiver extends ByteToMessageDecoder {
     /** Renames into place, failing rather than replacing a file that appeared meanwhile. */
     private void moveWithoutReplacing() throws IOException {
         try {
-            Files.createLink(target, partial); // atomic and fails if target exists
-            Files.delete(partial);
+            Files.createLink(target, partial); // atomic, and fails if the target exists
+        } catch (FileAlreadyExistsException exists) {
+            throw exists;
         } catch (UnsupportedOperationException | java.nio.file.FileSystemException noHardLinks) {
-            if (noHardLinks instanceof FileAlreadyExistsException) {
-                throw (FileAlreadyExistsException) noHardLinks;
-            }
+            // A file system without hard links: a plain atomic rename, which may replace a file that appeared meanwhile.
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+            return;
         }
+        Files.delete(partial);
     }
 
     private void refuse(ChannelHandlerContext ctx, String message) {
