@@ -24,6 +24,8 @@ public final class TransportStatistics {
     private final long retransmissions;
     private final long packetsLost;
     private final long queuingDelayMicros;
+    private final long estimatedBandwidth;
+    private final long sendRate;
 
     private TransportStatistics(Builder b) {
         this.transport = Objects.requireNonNull(b.transport, "transport");
@@ -36,6 +38,8 @@ public final class TransportStatistics {
         this.retransmissions = b.retransmissions;
         this.packetsLost = b.packetsLost;
         this.queuingDelayMicros = b.queuingDelayMicros;
+        this.estimatedBandwidth = b.estimatedBandwidth;
+        this.sendRate = b.sendRate;
     }
 
     /** A builder; {@code transport} is the transport name, {@code implementation} how it runs (e.g. {@code epoll}). */
@@ -93,6 +97,16 @@ public final class TransportStatistics {
         return micros(queuingDelayMicros);
     }
 
+    /** The path bandwidth the transport estimates, in bytes per second, if it estimates one (UDT does). */
+    public OptionalLong estimatedBandwidth() {
+        return optional(estimatedBandwidth);
+    }
+
+    /** The rate the connection is sending at, in bytes per second, if the transport reports it. */
+    public OptionalLong sendRate() {
+        return optional(sendRate);
+    }
+
     private static Optional<Duration> micros(long value) {
         return value < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(value * 1_000));
     }
@@ -111,6 +125,8 @@ public final class TransportStatistics {
         append(s, "retransmissions", retransmissions);
         append(s, "lost", packetsLost);
         append(s, "queuing_delay_us", queuingDelayMicros);
+        append(s, "bandwidth_Bps", estimatedBandwidth);
+        append(s, "send_rate_Bps", sendRate);
         return s.toString();
     }
 
@@ -132,6 +148,8 @@ public final class TransportStatistics {
         private long retransmissions = UNKNOWN;
         private long packetsLost = UNKNOWN;
         private long queuingDelayMicros = UNKNOWN;
+        private long estimatedBandwidth = UNKNOWN;
+        private long sendRate = UNKNOWN;
 
         private Builder(String transport, String implementation) {
             this.transport = transport;
@@ -175,6 +193,18 @@ public final class TransportStatistics {
 
         public Builder queuingDelayMicros(long value) {
             this.queuingDelayMicros = requireNonNegative("queuingDelayMicros", value);
+            return this;
+        }
+
+        /** @param bytesPerSecond the estimated path bandwidth */
+        public Builder estimatedBandwidth(long bytesPerSecond) {
+            this.estimatedBandwidth = requireNonNegative("estimatedBandwidth", bytesPerSecond);
+            return this;
+        }
+
+        /** @param bytesPerSecond the current sending rate */
+        public Builder sendRate(long bytesPerSecond) {
+            this.sendRate = requireNonNegative("sendRate", bytesPerSecond);
             return this;
         }
 

@@ -91,6 +91,8 @@ public final class ChannelMetrics implements MeterBinder {
         meters.add(gauge(registry, "rtt.variance", "seconds", "round-trip time variation", s -> seconds(s.rttVariance())));
         meters.add(gauge(registry, "congestion.window", "bytes", "congestion window", s -> value(s.congestionWindowBytes())));
         meters.add(gauge(registry, "queuing.delay", "seconds", "measured queuing delay on the path", s -> seconds(s.queuingDelay())));
+        meters.add(gauge(registry, "bandwidth.estimated", "bytes/s", "path bandwidth the transport estimates", s -> value(s.estimatedBandwidth())));
+        meters.add(gauge(registry, "send.rate", "bytes/s", "current sending rate", s -> value(s.sendRate())));
         channel.closeFuture().addListener(f -> meters.forEach(registry::remove));
     }
 

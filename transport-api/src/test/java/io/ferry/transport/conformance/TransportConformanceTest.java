@@ -509,7 +509,8 @@ public abstract class TransportConformanceTest {
             Set<String> names = registry.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
             assertEquals(Set.of("ferry.transport.bytes.sent", "ferry.transport.bytes.received",
                     "ferry.transport.retransmissions", "ferry.transport.packets.lost", "ferry.transport.rtt",
-                    "ferry.transport.rtt.variance", "ferry.transport.congestion.window", "ferry.transport.queuing.delay"), names);
+                    "ferry.transport.rtt.variance", "ferry.transport.congestion.window", "ferry.transport.queuing.delay",
+                    "ferry.transport.bandwidth.estimated", "ferry.transport.send.rate"), names);
             for (Meter meter : registry.getMeters()) {
                 assertEquals(ferry.transport(scheme()).name(), meter.getId().getTag("transport"), "transport tag of " + meter.getId());
             }

@@ -1,0 +1,657 @@
+package io.ferry.transport.udt;
+
+import com.barchart.udt.ErrorUDT;
+import com.barchart.udt.ExceptionUDT;
+import com.barchart.udt.LingerUDT;
+import com.barchart.udt.MonitorUDT;
+import com.barchart.udt.OptionUDT;
+import com.barchart.udt.SocketUDT;
+import com.barchart.udt.StatusUDT;
+import com.barchart.udt.nio.SocketChannelUDT;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.spi.ByteCountingHandler;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.nio.AbstractNioByteChannel;
+import io.netty.channel.nio.NioIoOps;
+import io.netty.channel.socket.DuplexChannel;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One UDT connection as a Netty {@link DuplexChannel}, written by Ferry over barchart-udt's NIO
+ * channel and selector (it does not use Netty's deprecated UDT transport).
+ *
+ * <p>In the default framed stream mode each write travels as a frame (a 4-byte length, then the bytes)
+ * and a zero length ends the stream, which gives UDT the half-close it lacks: {@link #shutdownOutput()}
+ * sends it, and the peer sees end of stream after every byte. A graceful close sends it too, waits (up
+ * to {@link UdtChannelOption#LINGER}, off the event loop) until UDT has every byte acknowledged, then
+ * closes; an abortive close drops what is unsent and the peer sees a reset. In raw stream and message
+ * mode the bytes go as they are and a peer's close, which UDT reports as a broken connection, is an
+ * orderly end of stream.
+ */
+public final class UdtSocketChannel extends AbstractNioByteChannel implements DuplexChannel {
+
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    private static final int HEADER = 4;
+
+    private final SocketChannelUDT udt;
+    private final SocketUDT socket;
+    private final UdtChannelConfig config;
+    private final UdtSettings.StreamMode mode;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    // Outbound framing (event loop).
+    private final ByteBuffer outHeader = ByteBuffer.allocateDirect(HEADER);
+    private boolean outHeaderPending;
+    private long outFrameRemaining;
+    private boolean finSent;
+
+    // Inbound framing (event loop).
+    private final ByteBuffer inHeader = ByteBuffer.allocateDirect(HEADER);
+    private long inFrameRemaining;
+    private boolean finReceived;
+
+    private volatile boolean connected;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+    private volatile boolean aborting;
+    private volatile InetSocketAddress remote;
+
+    UdtSocketChannel(Channel parent, SocketChannelUDT udt, UdtSettings settings, boolean accepted) {
+        super(parent, udt);
+        this.udt = udt;
+        this.socket = udt.socketUDT();
+        this.mode = settings.mode;
+        this.config = new UdtChannelConfig(this, socket, settings);
+        this.connected = accepted;
+        if (accepted) {
+            remote = remoteOf(socket);
+        }
+    }
+
+    /** A client channel on a new UDT socket with the settings written to it. */
+    static UdtSocketChannel newClient(UdtSettings settings) throws IOException {
+        SocketChannelUDT udt = UdtRuntime.openSocketChannel(UdtTransport.provider(settings));
+        try {
+            settings.applyTo(udt.socketUDT());
+            return new UdtSocketChannel(null, udt, settings, false);
+        } catch (IOException | RuntimeException e) {
+            closeAndRelease(udt, new AtomicBoolean());
+            throw e;
+        }
+    }
+
+    @Override
+    public UdtChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isActive() {
+        return udt.isOpen() && connected;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return UdtChannelConfig.localAddressOf(socket);
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    /** The native socket, for tests and tools that read UDT state directly. */
+    SocketUDT socketUDT() {
+        return socket;
+    }
+
+    // ------------------------------------------------------------------ connect
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        socket.bind((InetSocketAddress) localAddress);
+    }
+
+    @Override
+    protected boolean doConnect(SocketAddress remoteAddress, SocketAddress localAddress) throws Exception {
+        InetSocketAddress bindTo = localAddress != null ? (InetSocketAddress) localAddress : config.settings().bindAddress;
+        if (bindTo != null) {
+            socket.bind(bindTo);
+        }
+        this.remote = (InetSocketAddress) remoteAddress;
+        boolean success = false;
+        try {
+            boolean done = udt.connect(remoteAddress);
+            if (done) {
+                connected = true;
+            } else {
+                addAndSubmit(NioIoOps.CONNECT);
+            }
+            success = true;
+            return done;
+        } catch (ExceptionUDT e) {
+            ConnectException failure = new ConnectException("UDT connect to " + remoteAddress + " failed: " + e.getMessage());
+            failure.initCause(e);
+            throw failure;
+        } finally {
+            if (!success) {
+                doClose();
+            }
+        }
+    }
+
+    @Override
+    protected void doFinishConnect() throws Exception {
+        boolean done;
+        try {
+            done = udt.finishConnect();
+        } catch (IOException e) {
+            done = false;
+        }
+        if (!done) {
+            StatusUDT status = socket.status();
+            ConnectException failure = new ConnectException("UDT handshake with " + remote + " failed (socket " + status
+                    + "): no UDT listener answered there, or the host is unreachable; UDT cannot tell these apart"
+                    + " and gives up after about 3 s (30 s for rendezvous)");
+            throw failure;
+        }
+        removeAndSubmit(NioIoOps.CONNECT);
+        connected = true;
+    }
+
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
+    }
+
+    // ------------------------------------------------------------------ read
+
+    @Override
+    protected int doReadBytes(ByteBuf buf) throws Exception {
+        RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
+        if (inputShutdown || finReceived) {
+            return -1;
+        }
+        if (mode != UdtSettings.StreamMode.FRAMED) {
+            handle.attemptedBytesRead(buf.writableBytes());
+            return receive(buf, buf.writableBytes());
+        }
+        int total = 0;
+        while (buf.isWritable()) {
+            if (inFrameRemaining == 0) {
+                if (!readHeader()) {
+                    break;
+                }
+                if (finReceived) {
+                    if (total > 0) {
+                        // Deliver these bytes first; the read loop comes back for the end of stream.
+                        handle.attemptedBytesRead(total);
+                        return total;
+                    }
+                    return -1;
+                }
+            }
+            int n = receive(buf, (int) Math.min(buf.writableBytes(), inFrameRemaining));
+            if (n <= 0) {
+                break;
+            }
+            inFrameRemaining -= n;
+            total += n;
+        }
+        handle.attemptedBytesRead(buf.isWritable() ? buf.writableBytes() + total : total);
+        return total;
+    }
+
+    /** Reads (the rest of) a frame header; false if it is not all here yet. */
+    private boolean readHeader() throws IOException {
+        int n;
+        try {
+            n = socket.receive(inHeader);
+        } catch (ExceptionUDT e) {
+            throw endOfConnection(e);
+        }
+        if (n <= 0 || inHeader.hasRemaining()) {
+            return false;
+        }
+        inHeader.flip();
+        int length = inHeader.getInt();
+        inHeader.clear();
+        if (length < 0) {
+            throw new IOException("malformed Ferry UDT frame from " + remote + " (length " + length
+                    + "); a plain UDT peer needs " + UdtChannelOption.RAW_STREAM.name() + " on this side");
+        }
+        if (length == 0) {
+            finReceived = true;
+        }
+        inFrameRemaining = length;
+        return true;
+    }
+
+    private int receive(ByteBuf buf, int max) throws IOException {
+        int n;
+        try {
+            if (buf.hasArray()) {
+                int at = buf.arrayOffset() + buf.writerIndex();
+                n = socket.receive(buf.array(), at, at + max);
+            } else {
+                n = socket.receive(buf.internalNioBuffer(buf.writerIndex(), max));
+            }
+        } catch (ExceptionUDT e) {
+            if (mode != UdtSettings.StreamMode.FRAMED && isConnectionGone(e)) {
+                return -1; // the peer closed: UDT reports it as a broken connection
+            }
+            throw endOfConnection(e);
+        }
+        if (n <= 0) {
+            return 0;
+        }
+        buf.writerIndex(buf.writerIndex() + n);
+        return n;
+    }
+
+    private IOException endOfConnection(ExceptionUDT e) {
+        if (isConnectionGone(e)) {
+            return new IOException("UDT connection with " + remote + " reset: the peer went away without ending its stream ("
+                    + e.getError() + ")", e);
+        }
+        return e;
+    }
+
+    static boolean isConnectionGone(ExceptionUDT e) {
+        ErrorUDT error = e.getError();
+        return error == ErrorUDT.ECONNLOST || error == ErrorUDT.ENOCONN || error == ErrorUDT.EINVSOCK;
+    }
+
+    // ------------------------------------------------------------------ write
+
+    @Override
+    protected int doWriteBytes(ByteBuf buf) throws Exception {
+        int readable = buf.readableBytes();
+        if (mode == UdtSettings.StreamMode.MESSAGE && readable > config.settings().maxMessageSize) {
+            throw new IllegalArgumentException("UDT message of " + readable + " bytes exceeds MAX_MESSAGE_SIZE ("
+                    + config.settings().maxMessageSize + ")");
+        }
+        ByteBuffer nio = buf.nioBufferCount() == 1 ? buf.internalNioBuffer(buf.readerIndex(), readable) : buf.nioBuffer();
+        int n = writeStream(nio);
+        if (n > 0) {
+            buf.skipBytes(n);
+        }
+        return n;
+    }
+
+    /** Sends from {@code src}, framing it in framed mode; returns the payload bytes taken. */
+    private int writeStream(ByteBuffer src) throws IOException {
+        try {
+            if (mode != UdtSettings.StreamMode.FRAMED) {
+                return Math.max(0, socket.send(src));
+            }
+            if (outFrameRemaining == 0 && !outHeaderPending) {
+                startFrame(src.remaining());
+            }
+            if (outHeaderPending && !sendHeader()) {
+                return 0;
+            }
+            int limit = src.limit();
+            if (src.remaining() > outFrameRemaining) {
+                src.limit(src.position() + (int) outFrameRemaining);
+            }
+            int n;
+            try {
+                n = Math.max(0, socket.send(src));
+            } finally {
+                src.limit(limit);
+            }
+            outFrameRemaining -= n;
+            return n;
+        } catch (ExceptionUDT e) {
+            throw new IOException("UDT send to " + remote + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void startFrame(int length) {
+        outHeader.clear();
+        outHeader.putInt(length).flip();
+        outHeaderPending = true;
+        outFrameRemaining = length;
+    }
+
+    private boolean sendHeader() throws ExceptionUDT {
+        socket.send(outHeader);
+        if (outHeader.hasRemaining()) {
+            return false;
+        }
+        outHeaderPending = false;
+        return true;
+    }
+
+    @Override
+    protected long doWriteFileRegion(FileRegion region) throws Exception {
+        long position = region.transferred();
+        return region.transferTo(new WritableByteChannel() {
+            @Override
+            public int write(ByteBuffer src) throws IOException {
+                return writeStream(src);
+            }
+
+            @Override
+            public boolean isOpen() {
+                return udt.isOpen();
+            }
+
+            @Override
+            public void close() {
+            }
+        }, position);
+    }
+
+    // ------------------------------------------------------------------ half-close
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    @Override
+    protected boolean isInputShutdown0() {
+        return isInputShutdown();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        runOnLoop(() -> {
+            // UDT cannot stop its peer from sending; Ferry stops reading and drops what still arrives.
+            inputShutdown = true;
+            promise.setSuccess();
+        });
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        runOnLoop(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener(f -> shutdownInput().addListener(i -> {
+            if (!f.isSuccess()) {
+                promise.setFailure(f.cause());
+            } else if (!i.isSuccess()) {
+                promise.setFailure(i.cause());
+            } else {
+                promise.setSuccess();
+            }
+        }));
+        return promise;
+    }
+
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (mode != UdtSettings.StreamMode.FRAMED) {
+            throw new UnsupportedOperationException("UDT " + (mode == UdtSettings.StreamMode.RAW ? "raw stream" : "message mode")
+                    + " cannot half-close: UDT has no way to end one direction of a connection. The default framed"
+                    + " stream mode (Ferry at both ends) can; otherwise close the channel");
+        }
+        outputShutdown = true;
+        sendFinFromLoop();
+    }
+
+    private void sendFinFromLoop() {
+        if (!isOpen()) {
+            return;
+        }
+        boolean sent;
+        try {
+            sent = trySendFin();
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (!sent) {
+            eventLoop().schedule(this::sendFinFromLoop, 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sends the end-of-stream frame once; false if UDT's send buffer has no room yet. */
+    private boolean trySendFin() throws IOException {
+        if (finSent) {
+            return true;
+        }
+        if (outFrameRemaining > 0) {
+            throw new IOException("the stream to " + remote + " ended in the middle of a write; it cannot be ended cleanly");
+        }
+        if (!outHeaderPending) {
+            startFrame(0);
+        }
+        try {
+            if (!sendHeader()) {
+                return false;
+            }
+        } catch (ExceptionUDT e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        finSent = true;
+        return true;
+    }
+
+    private void runOnLoop(Runnable task) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            loop.execute(task);
+        }
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /** Closes at once: unsent data is dropped and the peer sees a reset, not an end of stream. */
+    ChannelFuture abort() {
+        aborting = true;
+        return close();
+    }
+
+    @Override
+    protected AbstractNioUnsafe newUnsafe() {
+        return new UdtUnsafe();
+    }
+
+    private final class UdtUnsafe extends NioByteUnsafe {
+        /**
+         * A graceful close first ends the stream and lets UDT deliver what it holds: the close itself
+         * runs on the event loop once UDT has every byte acknowledged or the linger time is up, checked
+         * every millisecond without blocking the loop.
+         */
+        @Override
+        protected Executor prepareToClose() {
+            if (aborting || !connected || !isOpen() || socket.status() != StatusUDT.CONNECTED) {
+                return null;
+            }
+            long lingerNanos;
+            try {
+                lingerNanos = TimeUnit.SECONDS.toNanos(config.getSoLinger());
+            } catch (IllegalStateException closedMeanwhile) {
+                return null;
+            }
+            if (lingerNanos == 0) {
+                return null;
+            }
+            removeAndSubmit(readOps); // like a closed TCP socket, nothing more is read
+            long deadline = System.nanoTime() + lingerNanos;
+            return closeTask -> lingerThen(deadline, closeTask);
+        }
+    }
+
+    private void lingerThen(long deadline, Runnable closeTask) {
+        boolean done;
+        try {
+            done = lingerDone(deadline);
+        } catch (ExceptionUDT | RuntimeException e) {
+            done = true;
+        }
+        if (done) {
+            closeTask.run();
+        } else {
+            eventLoop().schedule(() -> lingerThen(deadline, closeTask), 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** True once the stream is ended and UDT has every byte acknowledged, or the deadline has passed. */
+    private boolean lingerDone(long deadline) throws ExceptionUDT {
+        boolean expired = System.nanoTime() >= deadline;
+        if (socket.status() != StatusUDT.CONNECTED) {
+            return true;
+        }
+        if (mode == UdtSettings.StreamMode.FRAMED) {
+            boolean ended;
+            try {
+                ended = trySendFin();
+            } catch (IOException unfinishedFrame) {
+                dropUnsent();
+                return true;
+            }
+            if (!ended) {
+                if (expired) {
+                    dropUnsent();
+                }
+                return expired;
+            }
+        }
+        if (socket.getOption(OptionUDT.UDT_SNDDATA) == 0) {
+            return true;
+        }
+        if (expired) {
+            dropUnsent();
+        }
+        return expired;
+    }
+
+    private void dropUnsent() throws ExceptionUDT {
+        socket.setOption(OptionUDT.UDT_LINGER, LingerUDT.LINGER_ZERO);
+    }
+
+    @Override
+    protected void doClose() throws Exception {
+        try {
+            if (aborting || !connected) {
+                dropUnsent();
+            }
+        } catch (ExceptionUDT | RuntimeException ignore) {
+            // closing regardless
+        } finally {
+            closeAndRelease(udt, released);
+        }
+    }
+
+    static void closeAndRelease(java.nio.channels.Channel channel, AtomicBoolean released) {
+        try {
+            channel.close();
+        } catch (IOException ignore) {
+            // the native socket is gone either way
+        } finally {
+            if (released.compareAndSet(false, true)) {
+                UdtRuntime.released();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ statistics
+
+    /** A snapshot from UDT's performance monitor. */
+    TransportStatistics statistics(String transport) {
+        TransportStatistics.Builder b = TransportStatistics.builder(transport, mode.name().toLowerCase(java.util.Locale.ROOT));
+        ByteCountingHandler counter = ByteCountingHandler.of(this);
+        if (counter != null) {
+            b.bytesSent(counter.bytesSent()).bytesReceived(counter.bytesReceived());
+        }
+        if (!isOpen()) {
+            return b.build();
+        }
+        try {
+            socket.updateMonitor(false);
+            MonitorUDT m = socket.monitor();
+            int payload = config.settings().mss - UdtSettings.HEADERS;
+            if (m.currentMillisRTT() > 0) {
+                b.smoothedRttMicros((long) (m.currentMillisRTT() * 1000));
+            }
+            b.congestionWindowBytes((long) Math.max(0, m.currentCongestionWindow()) * payload);
+            b.retransmissions(Math.max(0, m.globalRetransmittedTotal()));
+            b.packetsLost(Math.max(0, m.globalSenderLost()));
+            if (m.currentMbpsBandwidth() > 0) {
+                b.estimatedBandwidth((long) (m.currentMbpsBandwidth() * 1e6 / 8));
+            }
+            if (m.currentSendPeriod() > 0) {
+                b.sendRate((long) (payload * 1e6 / m.currentSendPeriod()));
+            }
+        } catch (ExceptionUDT closedMeanwhile) {
+            // a snapshot with what is known
+        }
+        return b.build();
+    }
+
+    private static InetSocketAddress remoteOf(SocketUDT socket) {
+        try {
+            return socket.getRemoteSocketAddress();
+        } catch (ExceptionUDT e) {
+            return null;
+        }
+    }
+}
