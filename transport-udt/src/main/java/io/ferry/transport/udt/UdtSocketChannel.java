@@ -14,6 +14,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
@@ -295,13 +296,53 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     // ------------------------------------------------------------------ write
 
+    /**
+     * In message mode every buffer is one UDT message, sent whole or not at all; one that can never
+     * fit fails alone instead of shutting the channel's output as a failed write would.
+     */
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (mode != UdtSettings.StreamMode.MESSAGE) {
+            super.doWrite(in);
+            return;
+        }
+        int max = config.settings().maxMessageSize;
+        int spins = config.getWriteSpinCount();
+        while (spins > 0) {
+            Object msg = in.current();
+            if (msg == null) {
+                clearOpWrite();
+                return;
+            }
+            if (!(msg instanceof ByteBuf)) {
+                in.remove(new UnsupportedOperationException("UDT message mode carries ByteBufs, not " + msg.getClass().getName()));
+                continue;
+            }
+            ByteBuf buf = (ByteBuf) msg;
+            if (!buf.isReadable()) {
+                in.remove();
+                continue;
+            }
+            if (buf.readableBytes() > max) {
+                in.remove(new IllegalArgumentException("UDT message of " + buf.readableBytes()
+                        + " bytes exceeds MAX_MESSAGE_SIZE (" + max + ")"));
+                continue;
+            }
+            int sent = doWriteBytes(buf);
+            if (sent == 0) {
+                incompleteWrite(true);
+                return;
+            }
+            in.progress(sent);
+            in.remove();
+            spins--;
+        }
+        incompleteWrite(false);
+    }
+
     @Override
     protected int doWriteBytes(ByteBuf buf) throws Exception {
         int readable = buf.readableBytes();
-        if (mode == UdtSettings.StreamMode.MESSAGE && readable > config.settings().maxMessageSize) {
-            throw new IllegalArgumentException("UDT message of " + readable + " bytes exceeds MAX_MESSAGE_SIZE ("
-                    + config.settings().maxMessageSize + ")");
-        }
         ByteBuffer nio = buf.nioBufferCount() == 1 ? buf.internalNioBuffer(buf.readerIndex(), readable) : buf.nioBuffer();
         int n = writeStream(nio);
         if (n > 0) {

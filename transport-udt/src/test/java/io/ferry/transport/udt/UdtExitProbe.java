@@ -1,0 +1,42 @@
+package io.ferry.transport.udt;
+
+import io.ferry.transport.Transports;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Run in a child JVM by the tests. {@code transfer}: moves 1 MiB over UDT, closes everything and
+ * returns from main, so the JVM must exit by itself. {@code unavailable}: tries UDT and prints the error.
+ */
+public final class UdtExitProbe {
+
+    private UdtExitProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("unavailable")) {
+            try (Transports ferry = Transports.create()) {
+                ferry.connect("udt://127.0.0.1:9", new ChannelInboundHandlerAdapter());
+                System.out.println("UNEXPECTED: udt loaded");
+            } catch (RuntimeException e) {
+                System.out.println("error: " + e.getMessage());
+            }
+            return;
+        }
+        Transports ferry = Transports.create();
+        Received received = new Received(1 << 20);
+        Channel server = ferry.listen("udt://127.0.0.1:0", received).sync().channel();
+        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        Channel client = ferry.connect("udt://127.0.0.1:" + port, new ChannelInboundHandlerAdapter()).sync().channel();
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1 << 20])).sync();
+        received.all.get(30, TimeUnit.SECONDS);
+        client.close().sync();
+        server.close().sync();
+        ferry.close();
+        System.out.println("transferred " + received.all.get().length + " bytes; UDT runtime running: " + UdtRuntime.isRunning());
+    }
+}

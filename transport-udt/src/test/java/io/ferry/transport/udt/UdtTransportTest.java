@@ -1,0 +1,434 @@
+package io.ferry.transport.udt;
+
+import com.barchart.udt.OptionUDT;
+import com.barchart.udt.SocketUDT;
+import com.barchart.udt.TypeUDT;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.Transports;
+import io.ferry.transport.UnsupportedOptionException;
+import io.ferry.transport.conformance.LeakDetectionExtension;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.DuplexChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** What UDT adds to the conformance suite: native options, modes, rendezvous, statistics, native lifecycle. */
+@ExtendWith(LeakDetectionExtension.class)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class UdtTransportTest {
+
+    private Transports ferry;
+
+    @BeforeEach
+    void open() {
+        ferry = Transports.create();
+    }
+
+    @AfterEach
+    void close() {
+        if (ferry != null) {
+            ferry.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ options
+
+    @Test
+    void optionsReachTheNativeSocketAndAcceptedConnectionsInheritThem() throws Exception {
+        int mss = 1400;
+        ChannelOptions options = ChannelOptions.builder()
+                .set(UdtChannelOption.MSS, mss)
+                .set(UdtChannelOption.FLOW_WINDOW, 30_000)
+                .set(UdtChannelOption.UDT_SEND_BUFFER, 4 << 20)
+                .set(UdtChannelOption.UDT_RECEIVE_BUFFER, 6 << 20)
+                .set(UdtChannelOption.UDP_SEND_BUFFER, 1 << 20)
+                .set(UdtChannelOption.UDP_RECEIVE_BUFFER, 2 << 20)
+                .set(UdtChannelOption.MAX_BANDWIDTH, 50_000_000L)
+                .set(UdtChannelOption.LINGER, Duration.ofSeconds(3))
+                .build();
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        Channel server = listen(options, accepted::complete);
+        Channel client = connect(server, options, ch -> { });
+        Channel child = accepted.get(20, TimeUnit.SECONDS);
+        int unit = mss - UdtSettings.HEADERS; // UDT keeps its buffers in whole packets
+        for (Channel ch : List.of(client, child)) {
+            assertEquals(mss, ch.config().getOption(UdtChannelOption.MSS), ch + " MSS");
+            assertEquals(30_000, ch.config().getOption(UdtChannelOption.FLOW_WINDOW), ch + " flow window");
+            assertEquals((4 << 20) / unit * unit, ch.config().getOption(UdtChannelOption.UDT_SEND_BUFFER), ch + " UDT send buffer");
+            assertEquals((6 << 20) / unit * unit, ch.config().getOption(UdtChannelOption.UDT_RECEIVE_BUFFER), ch + " UDT receive buffer");
+            assertEquals(1 << 20, ch.config().getOption(UdtChannelOption.UDP_SEND_BUFFER), ch + " UDP send buffer");
+            assertEquals(2 << 20, ch.config().getOption(UdtChannelOption.UDP_RECEIVE_BUFFER), ch + " UDP receive buffer");
+            assertEquals(50_000_000L, ch.config().getOption(UdtChannelOption.MAX_BANDWIDTH), ch + " max bandwidth");
+            assertEquals(Duration.ofSeconds(3), ch.config().getOption(UdtChannelOption.LINGER), ch + " linger");
+        }
+        // The same values straight from barchart, bypassing Ferry's config.
+        SocketUDT listener = ((UdtServerChannel) server).socketUDT();
+        assertEquals(mss, listener.getOption(OptionUDT.UDT_MSS));
+        assertEquals(50_000_000L, listener.getOption(OptionUDT.UDT_MAXBW));
+        assertEquals((6 << 20) / unit * unit, ((UdtSocketChannel) client).socketUDT().getOption(OptionUDT.UDT_RCVBUF));
+        closeAll(client, server);
+    }
+
+    @Test
+    void defaultsAreSizedForALongFatPathNotForALan() throws Exception {
+        Channel server = listen(ChannelOptions.empty(), ch -> { });
+        Channel client = connect(server, ChannelOptions.empty(), ch -> { });
+        int unit = UdtSettings.DEFAULT_MSS - UdtSettings.HEADERS;
+        assertEquals(UdtSettings.DEFAULT_MSS, client.config().getOption(UdtChannelOption.MSS));
+        assertEquals((32 << 20) / unit * unit, client.config().getOption(UdtChannelOption.UDT_SEND_BUFFER));
+        assertEquals((32 << 20) / unit * unit, client.config().getOption(UdtChannelOption.UDT_RECEIVE_BUFFER),
+                "the flow window is large enough that UDT does not clamp the receive buffer");
+        assertEquals(4 << 20, client.config().getOption(UdtChannelOption.UDP_RECEIVE_BUFFER));
+        assertEquals(Duration.ofSeconds(15), client.config().getOption(UdtChannelOption.LINGER));
+        assertEquals(-1L, client.config().getOption(UdtChannelOption.MAX_BANDWIDTH));
+        closeAll(client, server);
+    }
+
+    @Test
+    void commonOptionsMapToTheirUdtCounterparts() throws Exception {
+        ChannelOptions options = ChannelOptions.builder()
+                .set(FerryChannelOption.PACKET_SIZE, 1200)
+                .set(FerryChannelOption.SEND_BUFFER_SIZE, 2 << 20)
+                .set(FerryChannelOption.PACING_RATE, 10_000_000L)
+                .set(FerryChannelOption.CONGESTION_CONTROL, "udt")
+                .build();
+        Channel server = listen(ChannelOptions.empty(), ch -> { });
+        Channel client = connect(server, options, ch -> { });
+        assertEquals(1228, client.config().getOption(UdtChannelOption.MSS), "packet size is the payload; MSS adds IP and UDP headers");
+        assertEquals((2 << 20) / 1200 * 1200, client.config().getOption(UdtChannelOption.UDT_SEND_BUFFER));
+        assertEquals(10_000_000L, client.config().getOption(UdtChannelOption.MAX_BANDWIDTH));
+        closeAll(client, server);
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheOptionNamed() {
+        IllegalArgumentException mss = assertThrows(IllegalArgumentException.class,
+                () -> ferry.connect("udt://127.0.0.1:9", new ChannelInboundHandlerAdapter(),
+                        ChannelOptions.builder().set(UdtChannelOption.MSS, 10).build()));
+        assertTrue(mss.getMessage().contains("MSS"), mss.getMessage());
+        UnsupportedOptionException cc = assertThrows(UnsupportedOptionException.class,
+                () -> ferry.connect("udt://127.0.0.1:9", new ChannelInboundHandlerAdapter(),
+                        ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, "cubic").build()));
+        assertTrue(cc.getMessage().contains("'udt'") && cc.getMessage().contains("cubic"), cc.getMessage());
+        IllegalArgumentException rendezvous = assertThrows(IllegalArgumentException.class,
+                () -> ferry.connect("udt://127.0.0.1:9", new ChannelInboundHandlerAdapter(),
+                        ChannelOptions.builder().set(UdtChannelOption.RENDEZVOUS, true).build()));
+        assertTrue(rendezvous.getMessage().contains("BIND_ADDRESS"), rendezvous.getMessage());
+        IllegalArgumentException modes = assertThrows(IllegalArgumentException.class,
+                () -> ferry.listen("udt://127.0.0.1:0", new ChannelInboundHandlerAdapter(),
+                        ChannelOptions.builder().set(UdtChannelOption.MESSAGE_MODE, true).set(UdtChannelOption.RAW_STREAM, true).build()));
+        assertTrue(modes.getMessage().contains("MESSAGE_MODE") && modes.getMessage().contains("RAW_STREAM"), modes.getMessage());
+    }
+
+    // ------------------------------------------------------------------ modes
+
+    @Test
+    void messageModeDeliversEveryWriteAsOneWholeMessage() throws Exception {
+        ChannelOptions messages = ChannelOptions.builder().set(UdtChannelOption.MESSAGE_MODE, true).build();
+        Received received = new Received(Integer.MAX_VALUE);
+        Channel server = listen(messages, ch -> ch.pipeline().addLast(received));
+        Channel client = connect(server, messages, ch -> { });
+        int[] sizes = {1, 1000, 1472, 5000, 65_536, 3};
+        List<byte[]> sent = new ArrayList<>();
+        for (int size : sizes) {
+            byte[] m = random(size, size);
+            sent.add(m);
+            client.writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (received.buffers.size() < sizes.length && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(sizes.length, received.buffers.size(), "one read per message");
+        for (int i = 0; i < sizes.length; i++) {
+            assertArrayEquals(sent.get(i), received.buffers.get(i), "message " + i + " whole and in order");
+        }
+        ChannelFuture tooBig = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[70_000]));
+        assertTrue(tooBig.await(10, TimeUnit.SECONDS));
+        assertFalse(tooBig.isSuccess());
+        assertTrue(tooBig.cause().getMessage().contains("MAX_MESSAGE_SIZE"), tooBig.cause().getMessage());
+        closeAll(client, server);
+    }
+
+    @Test
+    void rawStreamIsPlainUdtThatABarchartSocketReads() throws Exception {
+        try (UdtRuntime.Hold hold = UdtRuntime.hold()) {
+            SocketUDT plain = new SocketUDT(TypeUDT.STREAM);
+            plain.setBlocking(true);
+            plain.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            plain.listen(1);
+            CompletableFuture<byte[]> got = CompletableFuture.supplyAsync(() -> {
+                try {
+                    SocketUDT peer = plain.accept();
+                    byte[] all = new byte[100_000];
+                    int n = 0;
+                    while (n < all.length) {
+                        n += peer.receive(all, n, all.length);
+                    }
+                    peer.close();
+                    return all;
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            ChannelOptions raw = ChannelOptions.builder().set(UdtChannelOption.RAW_STREAM, true).build();
+            Channel client = ferry.connect("udt://127.0.0.1:" + plain.getLocalInetPort(), new ChannelInboundHandlerAdapter(), raw)
+                    .sync().channel();
+            byte[] payload = random(100_000, 5);
+            client.writeAndFlush(Unpooled.wrappedBuffer(payload)).sync();
+            assertArrayEquals(payload, got.get(30, TimeUnit.SECONDS), "no Ferry framing on the wire");
+            ChannelFuture half = ((DuplexChannel) client).shutdownOutput();
+            assertTrue(half.await(10, TimeUnit.SECONDS));
+            assertInstanceOf(UnsupportedOperationException.class, half.cause());
+            assertTrue(half.cause().getMessage().contains("half-close"), half.cause().getMessage());
+            client.close().sync();
+            plain.close();
+        }
+    }
+
+    @Test
+    void rawPeerCloseIsAnOrderlyEndOfStream() throws Exception {
+        ChannelOptions raw = ChannelOptions.builder().set(UdtChannelOption.RAW_STREAM, true).build();
+        Received received = new Received(1 << 20);
+        Channel server = listen(raw, ch -> ch.pipeline().addLast(received));
+        Channel client = connect(server, raw, ch -> { });
+        byte[] payload = random(1 << 20, 6);
+        client.writeAndFlush(Unpooled.wrappedBuffer(payload)).addListener(f -> client.close());
+        assertArrayEquals(payload, received.all.get(30, TimeUnit.SECONDS));
+        received.inactive.get(30, TimeUnit.SECONDS);
+        assertEquals(List.of(), received.errors, "a peer's close is not an error");
+        closeAll(server);
+    }
+
+    @Test
+    void framedPeerCloseIsAnEndOfStreamAndAbortIsAReset() throws Exception {
+        Received graceful = new Received(1 << 20);
+        Channel server = listen(ChannelOptions.empty(), ch -> ch.pipeline().addLast(graceful));
+        Channel client = connect(server, ChannelOptions.empty(), ch -> { });
+        client.writeAndFlush(Unpooled.wrappedBuffer(random(1 << 20, 7))).addListener(f -> client.close());
+        graceful.all.get(30, TimeUnit.SECONDS);
+        graceful.inactive.get(30, TimeUnit.SECONDS);
+        assertEquals(List.of(), graceful.errors, "a graceful close ends the stream without an error");
+        closeAll(server);
+
+        Received reset = new Received(5);
+        Channel server2 = listen(ChannelOptions.empty(), ch -> ch.pipeline().addLast(reset));
+        Channel client2 = connect(server2, ChannelOptions.empty(), ch -> { });
+        client2.writeAndFlush(Unpooled.copiedBuffer("hello", StandardCharsets.US_ASCII)).sync();
+        reset.all.get(30, TimeUnit.SECONDS);
+        FerryChannels.abort(client2).sync();
+        reset.inactive.get(30, TimeUnit.SECONDS);
+        assertEquals(1, reset.errors.size(), "an abort reaches the peer as a reset: " + reset.errors);
+        assertTrue(reset.errors.get(0).getMessage().contains("reset"), reset.errors.get(0).getMessage());
+        closeAll(server2);
+    }
+
+    @Test
+    void rendezvousConnectsTwoPeersWithoutAListener() throws Exception {
+        int portA = freeUdpPort();
+        int portB = freeUdpPort();
+        Received atA = new Received(4);
+        Received atB = new Received(4);
+        ChannelFuture a = ferry.connect("udt://127.0.0.1:" + portB, atA, rendezvous(portA));
+        ChannelFuture b = ferry.connect("udt://127.0.0.1:" + portA, atB, rendezvous(portB));
+        assertTrue(a.await(40, TimeUnit.SECONDS) && b.await(40, TimeUnit.SECONDS), "both sides connected in time");
+        assertTrue(a.isSuccess(), "A: " + a.cause());
+        assertTrue(b.isSuccess(), "B: " + b.cause());
+        a.channel().writeAndFlush(Unpooled.copiedBuffer("ping", StandardCharsets.US_ASCII));
+        b.channel().writeAndFlush(Unpooled.copiedBuffer("pong", StandardCharsets.US_ASCII));
+        assertEquals("pong", new String(atA.all.get(20, TimeUnit.SECONDS), StandardCharsets.US_ASCII));
+        assertEquals("ping", new String(atB.all.get(20, TimeUnit.SECONDS), StandardCharsets.US_ASCII));
+        assertEquals(Boolean.TRUE, a.channel().config().getOption(UdtChannelOption.RENDEZVOUS));
+        closeAll(a.channel(), b.channel());
+    }
+
+    // ------------------------------------------------------------------ statistics
+
+    @Test
+    void statisticsComeFromUdtsPerformanceMonitor() throws Exception {
+        int size = 8 << 20;
+        Received received = new Received(size);
+        Channel server = listen(ChannelOptions.empty(), ch -> ch.pipeline().addLast(received));
+        Channel client = connect(server, ChannelOptions.empty(), ch -> { });
+        client.writeAndFlush(Unpooled.wrappedBuffer(random(size, 8))).sync();
+        received.all.get(60, TimeUnit.SECONDS);
+        TransportStatistics stats = FerryChannels.statistics(client);
+        assertEquals("udt", stats.transport());
+        assertEquals(size, stats.bytesSent());
+        assertTrue(stats.smoothedRtt().isPresent(), "RTT: " + stats);
+        assertTrue(stats.estimatedBandwidth().orElse(0) > 0, "estimated bandwidth: " + stats);
+        assertTrue(stats.sendRate().orElse(0) > 0, "send rate: " + stats);
+        assertTrue(stats.retransmissions().isPresent() && stats.packetsLost().isPresent(), "loss counters: " + stats);
+        assertTrue(stats.congestionWindowBytes().orElse(0) > 0, "congestion window: " + stats);
+        closeAll(client, server);
+    }
+
+    // ------------------------------------------------------------------ native lifecycle
+
+    @Test
+    void udtsNativeThreadsStopWithTheLastTransportAndStartAgain() throws Exception {
+        assumeTrue(NativeThreads.supported(), "needs /proc/self/task and jcmd to tell UDT's threads from the JVM's");
+        ferry.close();
+        ferry = null;
+        assertEquals(0, UdtRuntime.holders(), "nothing else holds UDT's runtime");
+        Set<Integer> baseline = NativeThreads.unknownToTheJvm();
+        for (int round = 0; round < 2; round++) {
+            Set<Integer> during;
+            try (Transports t = Transports.create()) {
+                Received received = new Received(1 << 20);
+                Channel server = t.listen("udt://127.0.0.1:0", received).sync().channel();
+                Channel client = t.connect("udt://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(),
+                        new ChannelInboundHandlerAdapter()).sync().channel();
+                client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1 << 20])).sync();
+                received.all.get(30, TimeUnit.SECONDS);
+                during = NativeThreads.unknownToTheJvm();
+                during.removeAll(baseline);
+                assertTrue(UdtRuntime.isRunning());
+            }
+            assertFalse(during.isEmpty(), "round " + round + ": UDT's own threads are seen while it runs");
+            Set<Integer> after = NativeThreads.unknownToTheJvm();
+            after.removeAll(baseline);
+            assertEquals(Set.of(), after, "round " + round + ": no UDT thread outlives the last transport");
+            assertFalse(UdtRuntime.isRunning());
+        }
+    }
+
+    @Test
+    void aUdtJvmExitsByItselfAfterClosingItsChannelsEveryTime() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            ProbeRun run = runProbe(List.of(), "transfer");
+            assertTrue(run.exited, "run " + i + " exited on its own (no native thread kept it alive): " + run.output);
+            assertEquals(0, run.exitCode, "run " + i + ": " + run.output);
+            assertTrue(run.output.contains("transferred 1048576 bytes; UDT runtime running: false"), run.output);
+        }
+    }
+
+    @Test
+    void nativeLibraryIsUnpackedIntoAPrivateDirectoryThatIsRemoved() throws Exception {
+        Channel server = listen(ChannelOptions.empty(), ch -> { });
+        String location = System.getProperty(UdtNativeLibrary.EXTRACT_LOCATION_PROPERTY);
+        assertTrue(location != null && location.contains("ferry-udt-"), "private directory: " + location);
+        assertFalse(Files.exists(Path.of(location)), "removed once the library is loaded: " + location);
+        assertFalse(Files.exists(Path.of("lib", "bin")), "nothing unpacked under the working directory");
+        closeAll(server);
+    }
+
+    @Test
+    void aPlatformWithoutABundledLibraryGetsOneClearMessage() throws Exception {
+        assertFalse(UdtNativeLibrary.isBundled("Linux", "aarch64"));
+        assertTrue(UdtNativeLibrary.isBundled("Linux", "amd64"));
+        ProbeRun run = runProbe(List.of("-Dos.arch=aarch64"), "unavailable");
+        assertTrue(run.exited && run.exitCode == 0, run.output);
+        assertTrue(run.output.contains("error: UDT is not available on Linux aarch64: barchart-udt 2.3.0 bundles its native library only for"),
+                run.output);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static final class ProbeRun {
+        boolean exited;
+        int exitCode;
+        String output;
+    }
+
+    private static ProbeRun runProbe(List<String> jvmArgs, String mode) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.addAll(Arrays.asList("-cp", System.getProperty("java.class.path"), UdtExitProbe.class.getName(), mode));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        });
+        ProbeRun run = new ProbeRun();
+        run.exited = p.waitFor(60, TimeUnit.SECONDS);
+        if (!run.exited) {
+            p.destroyForcibly();
+        }
+        run.exitCode = run.exited ? p.exitValue() : -1;
+        run.output = out.get(10, TimeUnit.SECONDS);
+        return run;
+    }
+
+    private ChannelOptions rendezvous(int localPort) {
+        return ChannelOptions.builder()
+                .set(UdtChannelOption.RENDEZVOUS, true)
+                .set(UdtChannelOption.BIND_ADDRESS, new InetSocketAddress("127.0.0.1", localPort))
+                .build();
+    }
+
+    private Channel listen(ChannelOptions options, Consumer<Channel> child) throws InterruptedException {
+        return ferry.listen("udt://127.0.0.1:0", initializer(child), options).sync().channel();
+    }
+
+    private Channel connect(Channel server, ChannelOptions options, Consumer<Channel> setup) throws InterruptedException {
+        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        return ferry.connect("udt://127.0.0.1:" + port, initializer(setup), options).sync().channel();
+    }
+
+    private static ChannelHandler initializer(Consumer<Channel> setup) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                setup.accept(ch);
+            }
+        };
+    }
+
+    private static void closeAll(Channel... channels) throws InterruptedException {
+        for (Channel c : channels) {
+            assertTrue(c.close().await(30, TimeUnit.SECONDS), "closed in time: " + c);
+        }
+    }
+
+    private static byte[] random(int size, long seed) {
+        byte[] b = new byte[size];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    private static int freeUdpPort() throws IOException {
+        try (java.net.DatagramSocket udp = new java.net.DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            return udp.getLocalPort();
+        }
+    }
+}
