@@ -174,6 +174,11 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     @Override
     protected void doFinishConnect() throws Exception {
+        if (connected) {
+            // barchart reports every operation ready on a broken socket; a finished connect stays finished
+            removeAndSubmit(NioIoOps.CONNECT);
+            return;
+        }
         boolean done;
         try {
             done = udt.finishConnect();
