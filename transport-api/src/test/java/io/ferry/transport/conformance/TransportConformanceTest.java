@@ -9,6 +9,7 @@ import io.ferry.transport.metrics.ChannelMetrics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -192,6 +193,28 @@ public abstract class TransportConformanceTest {
             }
             client.flush();
             assertArrayEquals(payload, await(collector.done(), "echo"));
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
+    @Test
+    void compositeBuffersOfDirectAndHeapPartsArriveIntact() throws Exception {
+        // Codecs such as gRPC's HTTP/2 write composite buffers; every part must reach the wire in order.
+        Channel server = listen(ch -> ch.pipeline().addLast(EchoHandler.INSTANCE));
+        byte[] payload = randomBytes(300_000, 9);
+        ByteCollector collector = new ByteCollector(payload.length);
+        Channel client = connect(server, ch -> ch.pipeline().addLast(collector));
+        try {
+            for (int off = 0; off < payload.length; off += 100_000) {
+                CompositeByteBuf composite = client.alloc().compositeBuffer();
+                ByteBuf direct = client.alloc().directBuffer(60_000).writeBytes(payload, off, 60_000);
+                ByteBuf heap = Unpooled.wrappedBuffer(payload, off + 60_000, 40_000);
+                composite.addComponents(true, direct, heap);
+                client.write(composite);
+            }
+            client.flush();
+            assertArrayEquals(payload, await(collector.done(), "echo of composite buffers"));
         } finally {
             closeAll(client, server);
         }

@@ -348,19 +348,43 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     @Override
     protected int doWriteBytes(ByteBuf buf) throws Exception {
         int readable = buf.readableBytes();
-        ByteBuffer nio = buf.nioBufferCount() == 1 ? buf.internalNioBuffer(buf.readerIndex(), readable) : buf.nioBuffer();
-        int n = writeStream(nio);
-        if (n > 0) {
-            buf.skipBytes(n);
+        if (mode == UdtSettings.StreamMode.FRAMED && outFrameRemaining == 0 && !outHeaderPending) {
+            startFrame(readable);
         }
-        return n;
+        int written = 0;
+        if (buf.nioBufferCount() == 1) {
+            written = writeStream(buf.internalNioBuffer(buf.readerIndex(), readable));
+        } else if (mode == UdtSettings.StreamMode.MESSAGE) {
+            // A message must leave in one send, so its parts are gathered first.
+            ByteBuf whole = alloc().directBuffer(readable);
+            try {
+                whole.writeBytes(buf, buf.readerIndex(), readable);
+                written = writeStream(whole.internalNioBuffer(0, readable));
+            } finally {
+                whole.release();
+            }
+        } else {
+            // A composite goes part by part: merging it would copy it into one heap buffer.
+            for (ByteBuffer part : buf.nioBuffers(buf.readerIndex(), readable)) {
+                int remaining = part.remaining();
+                int n = writeStream(part);
+                written += n;
+                if (n < remaining) {
+                    break;
+                }
+            }
+        }
+        if (written > 0) {
+            buf.skipBytes(written);
+        }
+        return written;
     }
 
-    /** Sends from {@code src}, framing it in framed mode; returns the payload bytes taken. */
+    /** Sends from {@code src}, inside the current frame in framed mode (starting one if none is open); returns the payload bytes taken. */
     private int writeStream(ByteBuffer src) throws IOException {
         try {
             if (mode != UdtSettings.StreamMode.FRAMED) {
-                return Math.max(0, socket.send(src));
+                return send(src);
             }
             if (outFrameRemaining == 0 && !outHeaderPending) {
                 startFrame(src.remaining());
@@ -374,7 +398,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             }
             int n;
             try {
-                n = Math.max(0, socket.send(src));
+                n = send(src);
             } finally {
                 src.limit(limit);
             }
@@ -383,6 +407,17 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         } catch (ExceptionUDT e) {
             throw new IOException("UDT send to " + remote + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** barchart sends from direct buffers, or from arrays through their own entry point. */
+    private int send(ByteBuffer src) throws ExceptionUDT {
+        if (src.isDirect()) {
+            return Math.max(0, socket.send(src));
+        }
+        int at = src.arrayOffset() + src.position();
+        int n = Math.max(0, socket.send(src.array(), at, at + src.remaining()));
+        src.position(src.position() + n);
+        return n;
     }
 
     private void startFrame(int length) {

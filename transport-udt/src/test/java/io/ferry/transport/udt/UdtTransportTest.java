@@ -170,12 +170,16 @@ class UdtTransportTest {
             sent.add(m);
             client.writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
         }
+        byte[] parts = random(300, 99);
+        sent.add(parts);
+        client.writeAndFlush(Unpooled.wrappedBuffer(Unpooled.directBuffer(100).writeBytes(parts, 0, 100),
+                Unpooled.wrappedBuffer(parts, 100, 200))).sync();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (received.buffers.size() < sizes.length && System.nanoTime() < deadline) {
+        while (received.buffers.size() < sent.size() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertEquals(sizes.length, received.buffers.size(), "one read per message");
-        for (int i = 0; i < sizes.length; i++) {
+        assertEquals(sent.size(), received.buffers.size(), "one read per message, a composite buffer included");
+        for (int i = 0; i < sent.size(); i++) {
             assertArrayEquals(sent.get(i), received.buffers.get(i), "message " + i + " whole and in order");
         }
         ChannelFuture tooBig = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[70_000]));
