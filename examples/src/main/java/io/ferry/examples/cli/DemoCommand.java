@@ -2,7 +2,13 @@ package io.ferry.examples.cli;
 
 import io.ferry.examples.progress.Sizes;
 import io.ferry.examples.progress.TerminalProgress;
+import io.ferry.examples.report.JsonSummary;
+import io.ferry.examples.transfer.FileOutcome;
 import io.ferry.examples.transfer.LoopbackTransfer;
+import io.ferry.examples.transfer.ProgressListener;
+import io.ferry.examples.transfer.SendPlan;
+import io.ferry.examples.transfer.SendSettings;
+import io.ferry.examples.transfer.SessionResult;
 import io.ferry.examples.transfer.TransferFailedException;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.TransportStatistics;
@@ -26,7 +32,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /** {@code ferry demo}: a real transfer over every installed transport on loopback, side by side. */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Move a generated file over every installed transport on loopback, in one process, verify it, "
                 + "and print a side-by-side table. Needs no network setup.")
 final class DemoCommand implements Callable<Integer> {
@@ -41,6 +47,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--transports", paramLabel = "SCHEME", split = ",",
             description = "Only these transports (default: every installed one).")
     List<String> only;
+
+    @Option(names = "--json", description = "Print the results as JSON (one object per transport) instead of a table.")
+    boolean json;
 
     @Override
     public Integer call() throws Exception {
@@ -62,34 +71,62 @@ final class DemoCommand implements Callable<Integer> {
             }
             Path file = work.resolve("demo-" + size + ".bin");
             generate(file, bytes);
-            out.printf(Locale.ROOT, "ferry demo: moving a %s file over %s on loopback%n", Sizes.bytes(bytes), String.join(", ", schemes));
-            out.flush();
+            byte[] expected = sha256(file);
+            PrintWriter human = json ? spec.commandLine().getErr() : out;
+            human.printf(Locale.ROOT, "ferry demo: moving a %s file over %s on loopback%n", Sizes.bytes(bytes), String.join(", ", schemes));
+            human.flush();
             List<String[]> rows = new ArrayList<>();
+            List<Object> summaries = new ArrayList<>();
             boolean allOk = true;
             for (String scheme : schemes) {
                 Path into = Files.createDirectories(work.resolve("received-" + scheme));
                 try {
-                    LoopbackTransfer.Outcome outcome = LoopbackTransfer.run(ferry, scheme, ChannelOptions.empty(), file, into,
-                            TerminalProgress.forConsole(), 600);
-                    boolean same = Arrays.equals(outcome.sent().sha256(), outcome.received().sha256())
-                            && Files.size(outcome.received().storedAt().orElseThrow()) == bytes;
+                    LoopbackTransfer.Outcome outcome = LoopbackTransfer.run(ferry, scheme, ChannelOptions.empty(),
+                            SendPlan.single(file, file.getFileName().toString()), into, SendSettings.defaults(),
+                            json ? ProgressListener.NONE : TerminalProgress.forConsole(), 600);
+                    FileOutcome received = outcome.received().get(0);
+                    Path stored = received.storedAt().orElseThrow();
+                    boolean same = Arrays.equals(expected, received.sha256().orElseThrow())
+                            && Arrays.equals(expected, outcome.sent().files().get(0).sha256().orElseThrow())
+                            && Files.size(stored) == bytes;
                     allOk &= same;
-                    TransportStatistics stats = outcome.sent().statistics().orElseThrow();
+                    SessionResult sent = outcome.sent();
+                    TransportStatistics stats = sent.statistics().orElseThrow();
+                    summaries.add(JsonSummary.of(scheme + "://127.0.0.1", scheme, sent));
                     rows.add(new String[]{scheme, stats.implementation(), Sizes.bytes(bytes),
-                            Sizes.seconds(outcome.sent().elapsed().toNanos() / 1e9), Sizes.rate(outcome.sent().bytesPerSecond()),
-                            String.format(Locale.ROOT, "%.0f Mbit/s", outcome.sent().bytesPerSecond() * 8 / 1e6),
+                            Sizes.seconds(sent.elapsed().toNanos() / 1e9), Sizes.rate(sent.bytesPerSecond()),
+                            String.format(Locale.ROOT, "%.0f Mbit/s", sent.bytesPerSecond() * 8 / 1e6),
+                            stats.smoothedRtt().map(d -> String.format(Locale.ROOT, "%.2f ms", d.toNanos() / 1e6)).orElse("n/a"),
                             stats.retransmissions().isPresent() ? String.valueOf(stats.retransmissions().getAsLong()) : "n/a",
                             same ? "yes" : "NO"});
+                    Files.deleteIfExists(stored);
                 } catch (TransferFailedException e) {
                     allOk = false;
-                    rows.add(new String[]{scheme, "-", Sizes.bytes(bytes), "-", "-", "-", "-", "FAILED: " + e.getMessage()});
+                    summaries.add(java.util.Map.of("transport", scheme, "ok", false, "error", String.valueOf(e.getMessage())));
+                    rows.add(new String[]{scheme, "-", Sizes.bytes(bytes), "-", "-", "-", "-", "-", "FAILED: " + e.getMessage()});
                 }
             }
-            printTable(out, new String[]{"transport", "io", "size", "time", "rate", "rate", "retransmissions", "verified"}, rows);
+            if (json) {
+                out.println(JsonSummary.write(summaries));
+                out.flush();
+            } else {
+                printTable(out, new String[]{"transport", "io", "size", "time", "rate", "rate", "rtt", "retransmissions", "verified"}, rows);
+            }
             return allOk ? 0 : 1;
         } finally {
             deleteRecursively(work);
         }
+    }
+
+    private static byte[] sha256(Path file) throws IOException, java.security.NoSuchAlgorithmException {
+        java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[1 << 20];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+            }
+        }
+        return digest.digest();
     }
 
     private static void generate(Path file, long bytes) throws IOException {

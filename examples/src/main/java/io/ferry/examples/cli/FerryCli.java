@@ -1,5 +1,6 @@
 package io.ferry.examples.cli;
 
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,9 +8,13 @@ import picocli.CommandLine.Command;
 @Command(name = "ferry",
         mixinStandardHelpOptions = true,
         versionProvider = FerryCli.Version.class,
-        description = "Move files over any Ferry transport (tcp://, and udt:// or utp:// when installed), verified end to end with SHA-256.",
-        subcommands = {SendCommand.class, ReceiveCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 success, 1 transfer failed, 2 bad command line."})
+        description = {"Move files and directories over any Ferry transport, chosen by URI scheme (tcp://, utp:// alias ledbat://, "
+                + "udt:// when installed), verified end to end with SHA-256, resumable, optionally over TLS.",
+                "Start with: ferry demo"},
+        subcommands = {SendCommand.class, ReceiveCommand.class, DemoCommand.class, CommandLine.HelpCommand.class,
+                AutoComplete.GenerateCompletion.class},
+        footer = {"", "Exit codes: 0 success, 1 transfer failed, 2 bad command line.",
+                "Shell completion: source <(ferry generate-completion)"})
 public final class FerryCli implements Runnable {
 
     @CommandLine.Spec
@@ -22,8 +27,10 @@ public final class FerryCli implements Runnable {
     /** The configured command line (used by {@link #main} and by tests). */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new FerryCli());
+        // picocli hides its completion command by default; ferry lists it.
+        cli.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("ferry: " + e.getMessage());
+            commandLine.getErr().println("ferry: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return 1;
         });
         return cli;

@@ -1,9 +1,12 @@
 package io.ferry.examples.cli;
 
 import io.ferry.examples.progress.Sizes;
-import io.ferry.examples.transfer.FileReceiver;
-import io.ferry.examples.transfer.ProgressListener;
-import io.ferry.examples.transfer.TransferResult;
+import io.ferry.examples.report.JsonSummary;
+import io.ferry.examples.tls.ReceiverTls;
+import io.ferry.examples.transfer.FileOutcome;
+import io.ferry.examples.transfer.FileReceiveSession;
+import io.ferry.examples.transfer.ReceiverEvents;
+import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.TransportUri;
 import io.ferry.transport.Transports;
 import io.netty.channel.Channel;
@@ -15,97 +18,177 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 /** {@code ferry receive --listen URI --dir DIR}. */
-@Command(name = "receive", description = "Receive files into a directory until stopped (Ctrl-C).",
-        mixinStandardHelpOptions = true)
+@Command(name = "receive", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Receive files into a directory until stopped (Ctrl-C), from many senders at once.",
+                "Each file is written to a hidden .NAME.ferry-part file and renamed to NAME only after its SHA-256 matched; "
+                        + "an interrupted transfer leaves the .ferry-part file for the next send to resume from."},
+        footer = {"", "Examples:",
+                "  ferry receive --listen tcp://0.0.0.0:9000 --dir ./inbox",
+                "  ferry receive --listen utp://0.0.0.0:9000 --dir ./inbox --once",
+                "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls            (self-signed; prints the fingerprint to pin)",
+                "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls --cert cert.pem --key key.pem"})
 final class ReceiveCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--listen", required = true, paramLabel = "URI",
-            description = "Where to listen, e.g. tcp://0.0.0.0:9000 (port 0: any free port, printed at start).")
+            description = "Where to listen, e.g. tcp://0.0.0.0:9000 or utp://0.0.0.0:9000 (port 0: any free port, printed at start).")
     String listen;
 
     @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Directory to store received files in (created if missing).")
     Path dir;
 
-    @Option(names = "--overwrite", description = "Replace files that already exist (default: refuse them).")
+    @Option(names = "--overwrite", description = "Replace files that exist with different content (default: refuse them).")
     boolean overwrite;
 
-    @Option(names = "--once", description = "Exit after the first transfer: 0 if it was stored and verified, 1 otherwise.")
+    @Option(names = "--once", description = "Exit after the first session: 0 if all its files were stored and verified, 1 otherwise.")
     boolean once;
+
+    @Option(names = "--tls", description = "Require TLS. Without --cert/--key a self-signed certificate is generated and its "
+            + "fingerprint printed for senders to --pin.")
+    boolean tls;
+
+    @Option(names = "--cert", paramLabel = "FILE", description = "PEM certificate (chain) for --tls.")
+    Path cert;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "PEM PKCS#8 private key for --tls.")
+    Path key;
+
+    @Option(names = "--opt", paramLabel = "NAME=VALUE", description = "A transport option for the listener and its connections. Repeatable.")
+    List<String> opts = new ArrayList<>();
+
+    @Option(names = "--json", description = "Print one JSON line per stored or failed file on stdout instead of text.")
+    boolean json;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try {
-            TransportUri.parse(listen, true);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--listen: " + e.getMessage(), e);
+        if ((cert == null) != (key == null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cert and --key go together");
         }
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            err.println("ferry receive: cannot use " + dir + " as the receiving directory: " + e.getMessage());
-            return 1;
-        }
-        if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
-            err.println("ferry receive: " + dir + " is not a writable directory");
-            return 1;
-        }
-        CompletableFuture<Integer> firstOutcome = new CompletableFuture<>();
-        FileReceiver.Events events = FileReceiver.events(result -> {
-            out.printf(Locale.ROOT, "received %s (%s) in %s at %s, sha256 %s verified, stored as %s%n", result.name(),
-                    Sizes.bytes(result.bytes()), Sizes.seconds(result.elapsed().toNanos() / 1e9), Sizes.rate(result.bytesPerSecond()),
-                    result.sha256Hex(), result.storedAt().map(Path::toString).orElse("?"));
-            out.flush();
-            firstOutcome.complete(0);
-        }, message -> {
-            err.println("ferry receive: " + message);
-            err.flush();
-            firstOutcome.complete(1);
-        });
         Transports ferry = Transports.create();
         Runtime.getRuntime().addShutdownHook(new Thread(ferry::close, "ferry-receive-shutdown"));
         try {
-            ChannelFuture bound;
+            TransportUri asked = TransportArgs.uri(spec, ferry, "--listen", listen, true);
+            ChannelOptions options = TransportArgs.options(spec, ferry, asked, opts);
             try {
-                bound = ferry.listen(listen, new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new FileReceiver(dir, overwrite, ProgressListener.NONE, events));
-                    }
-                });
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--listen: " + e.getMessage(), e);
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                err.println("ferry receive: cannot use " + dir + " as the receiving directory: " + e.getMessage());
+                return 1;
             }
+            if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+                err.println("ferry receive: " + dir + " is not a writable directory");
+                return 1;
+            }
+            ReceiverTls receiverTls = null;
+            if (tls || cert != null) {
+                try {
+                    receiverTls = cert != null ? ReceiverTls.fromPem(cert, key) : ReceiverTls.selfSigned(asked.host());
+                } catch (IOException e) {
+                    err.println("ferry receive: " + e.getMessage());
+                    return 1;
+                }
+            }
+            CompletableFuture<Integer> firstSession = new CompletableFuture<>();
+            ReceiverEvents events = events(out, err, firstSession);
+            ReceiverTls sessionTls = receiverTls;
+            ChannelFuture bound = ferry.listen(listen, new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    new FileReceiveSession(dir, overwrite, events).addTo(ch.pipeline());
+                    if (sessionTls != null) {
+                        sessionTls.addTo(ch.pipeline());
+                    }
+                }
+            }, options);
             bound.await();
             if (!bound.isSuccess()) {
                 err.println("ferry receive: cannot listen on " + listen + ": " + bound.cause().getMessage());
                 return 1;
             }
             InetSocketAddress local = (InetSocketAddress) bound.channel().localAddress();
-            TransportUri asked = TransportUri.parse(listen, true);
-            String host = local.getAddress() instanceof java.net.Inet6Address
-                    ? "[" + local.getAddress().getHostAddress() + "]" : local.getAddress().getHostAddress();
-            out.printf(Locale.ROOT, "receiving into %s on %s://%s:%d%n", dir.toAbsolutePath(), asked.scheme(), host, local.getPort());
-            out.flush();
+            String host = local.getAddress() instanceof Inet6Address ? "[" + local.getAddress().getHostAddress() + "]"
+                    : local.getAddress().getHostAddress();
+            PrintWriter human = json ? err : out;
+            human.printf(Locale.ROOT, "receiving into %s on %s://%s:%d%n", dir.toAbsolutePath(), asked.scheme(), host, local.getPort());
+            if (receiverTls != null) {
+                human.printf(Locale.ROOT, "TLS certificate %s%s; senders: ferry send --tls --pin %s ...%n", receiverTls.fingerprint(),
+                        cert == null ? " (self-signed, generated now)" : "", receiverTls.fingerprint());
+            }
+            human.flush();
             if (once) {
-                return firstOutcome.get();
+                return firstSession.get();
             }
             bound.channel().closeFuture().await();
             return 0;
         } finally {
             ferry.close();
         }
+    }
+
+    private ReceiverEvents events(PrintWriter out, PrintWriter err, CompletableFuture<Integer> firstSession) {
+        return new ReceiverEvents() {
+            @Override
+            public void fileStarted(String peer, String name, long size, long resumedFrom) {
+                if (resumedFrom > 0 && resumedFrom < size && !json) {
+                    synchronized (out) {
+                        out.printf(Locale.ROOT, "resuming %s from %s after %s already here and verified%n", name,
+                                peer.replaceFirst("^the sender at ", ""), Sizes.bytes(resumedFrom));
+                        out.flush();
+                    }
+                }
+            }
+
+            @Override
+            public void stored(FileOutcome f) {
+                synchronized (out) {
+                    if (json) {
+                        out.println(JsonSummary.write(Map.of("event", f.status().name().toLowerCase(Locale.ROOT), "name", f.name(),
+                                "bytes", f.size(), "transferred", f.transferred(), "resumedFrom", f.resumedFrom(), "sha256", f.sha256Hex(),
+                                "seconds", f.elapsed().toNanos() / 1e9, "storedAt", f.storedAt().map(Path::toString).orElse(""))));
+                    } else if (f.status() == FileOutcome.Status.ALREADY_PRESENT) {
+                        out.printf(Locale.ROOT, "already present: %s (%s), sha256 %s verified%n", f.name(), Sizes.bytes(f.size()), f.sha256Hex());
+                    } else {
+                        out.printf(Locale.ROOT, "received %s (%s) in %s at %s%s, sha256 %s verified, stored as %s%n", f.name(),
+                                Sizes.bytes(f.size()), Sizes.seconds(f.elapsed().toNanos() / 1e9), Sizes.rate(f.bytesPerSecond()),
+                                f.resumedFrom() > 0 ? " (resumed after " + Sizes.bytes(f.resumedFrom()) + ")" : "",
+                                f.sha256Hex(), f.storedAt().map(Path::toString).orElse("?"));
+                    }
+                    out.flush();
+                }
+            }
+
+            @Override
+            public void failed(String message) {
+                synchronized (out) {
+                    if (json) {
+                        out.println(JsonSummary.write(Map.of("event", "failed", "message", message)));
+                        out.flush();
+                    }
+                }
+                err.println("ferry receive: " + message);
+                err.flush();
+            }
+
+            @Override
+            public void sessionEnded(String peer, boolean ok) {
+                firstSession.complete(ok ? 0 : 1);
+            }
+        };
     }
 }

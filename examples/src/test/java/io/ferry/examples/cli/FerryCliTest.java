@@ -1,12 +1,26 @@
 package io.ferry.examples.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ferry.examples.InstalledTransports;
+import io.ferry.transport.Transports;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,11 +36,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Drives the ferry CLI as a user would: separate JVM processes, real files, loopback. */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+/** Drives the ferry CLI as a user would: separate JVM processes, real files, loopback, every installed transport. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class FerryCliTest {
 
-    private static final Pattern LISTENING = Pattern.compile("receiving into .* on ((tcp|utp)://[^ ]+)");
+    private static final Pattern LISTENING = Pattern.compile("receiving into .* on ([a-z]+://[^ ]+)");
+    private static final Pattern PIN = Pattern.compile("TLS certificate (sha256:[0-9a-f]{64})");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path tmp;
@@ -69,6 +85,8 @@ class FerryCliTest {
                 // collect the rest
             }
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), "ferry exits by itself");
+            process.waitFor();
+            Thread.sleep(50); // let the stderr reader catch up
             return process.exitValue();
         }
 
@@ -77,19 +95,47 @@ class FerryCliTest {
                 return String.join("\n", err);
             }
         }
+
+        boolean errContains(String text) {
+            return errText().contains(text);
+        }
+
+        void stop() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    /** Every process a test started: none outlives its test. */
+    private static final List<Process> STARTED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopLeftovers() throws InterruptedException {
+        for (Process p : STARTED) {
+            if (p.isAlive()) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        STARTED.clear();
     }
 
     private static Run ferry(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), FerryCli.class.getName()));
+                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"), FerryCli.class.getName()));
         command.addAll(List.of(args));
-        return new Run(new ProcessBuilder(command).start());
+        Process process = new ProcessBuilder(command).start();
+        STARTED.add(process);
+        return new Run(process);
     }
 
     private Path file(String name, int size) throws IOException {
         byte[] data = new byte[size];
-        new SplittableRandom(size).nextBytes(data);
-        return Files.write(tmp.resolve(name), data);
+        new SplittableRandom(size + name.hashCode()).nextBytes(data);
+        Path p = tmp.resolve(name);
+        Files.createDirectories(p.getParent());
+        return Files.write(p, data);
     }
 
     private static String awaitListening(Run receiver) throws IOException {
@@ -102,22 +148,200 @@ class FerryCliTest {
         throw new AssertionError("receiver never said where it listens; stderr: " + receiver.errText());
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"tcp", "utp"})
-    void sendsAFileToAReceiverInAnotherProcess(String scheme) throws Exception {
-        Path source = file("payload.bin", 3_000_000);
+    private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+            Thread.sleep(20);
+        }
+    }
+
+    // ------------------------------------------------------------------ transfers
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.examples.InstalledTransports#schemes")
+    void sendsFilesAndADirectoryTreeToAReceiverInAnotherProcess(String scheme) throws Exception {
+        Path single = file("payload.bin", 3_000_000);
+        Path tree = tmp.resolve("tree");
+        file("tree/one.bin", 200_000);
+        file("tree/sub/two.bin", 50_000);
+        Files.write(tree.resolve("sub/empty"), new byte[0]);
         Path inbox = tmp.resolve("inbox-" + scheme);
         Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--once");
         String uri = awaitListening(receiver);
-        Run sender = ferry("send", source.toString(), uri);
+        Run sender = ferry("send", single.toString(), tree.toString(), uri, "--json");
         assertEquals(0, sender.finish(), () -> "send succeeds; stderr: " + sender.errText());
-        assertTrue(sender.out.get(0).startsWith("sent payload.bin (2.9 MiB) to " + uri), sender.out.toString());
-        assertTrue(sender.out.get(0).contains("verified by the receiver"));
+        JsonNode summary = JSON.readTree(String.join("\n", sender.out));
+        assertTrue(summary.get("ok").asBoolean());
+        assertEquals(4, summary.get("files").asInt());
+        assertEquals(3_250_000, summary.get("bytes").asLong());
+        assertEquals(scheme, summary.get("transport").asText());
+        assertTrue(summary.get("connection").get("bytesSent").asLong() >= 3_250_000, summary.toString());
+        assertEquals(4, summary.get("perFile").size());
+        for (JsonNode f : summary.get("perFile")) {
+            assertEquals("stored", f.get("status").asText(), f.toString());
+            assertEquals(64, f.get("sha256").asText().length());
+        }
+        assertTrue(sender.errText().contains("sent payload.bin (2.9 MiB) to " + uri), "human lines go to stderr with --json: " + sender.errText());
         assertEquals(0, receiver.finish(), () -> "receive --once exits 0; stderr: " + receiver.errText());
-        assertTrue(receiver.out.stream().anyMatch(l -> l.startsWith("received payload.bin")), receiver.out.toString());
-        assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("payload.bin")));
+        assertTrue(receiver.out.stream().anyMatch(l -> l.startsWith("received tree/sub/two.bin")), receiver.out.toString());
+        assertArrayEquals(Files.readAllBytes(single), Files.readAllBytes(inbox.resolve("payload.bin")));
+        assertArrayEquals(Files.readAllBytes(tree.resolve("one.bin")), Files.readAllBytes(inbox.resolve("tree/one.bin")));
+        assertArrayEquals(Files.readAllBytes(tree.resolve("sub/two.bin")), Files.readAllBytes(inbox.resolve("tree/sub/two.bin")));
+        assertEquals(0, Files.size(inbox.resolve("tree/sub/empty")));
         assertFalse(sender.errText().contains("Exception"), "no stack traces for users: " + sender.errText());
     }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.examples.InstalledTransports#schemes")
+    void resumesAfterAKilledTransferFromWhatWasAlreadyReceived(String scheme) throws Exception {
+        Path source = file("resume.bin", 24 << 20);
+        Path inbox = tmp.resolve("inbox-" + scheme);
+        Path partial = inbox.resolve(".resume.bin.ferry-part");
+        // Both processes die mid-transfer (as in a crash or a power cut), then both are started again.
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString());
+        Run slow = ferry("send", "--limit-rate", "4M", source.toString(), awaitListening(receiver));
+        await("part of the file to arrive", () -> size(partial) >= (2 << 20));
+        receiver.process.destroyForcibly().waitFor();
+        slow.process.destroyForcibly().waitFor();
+        long kept = size(partial);
+        assertTrue(kept > 0 && kept < (24 << 20), "a partial file is kept: " + kept);
+        assertFalse(Files.exists(inbox.resolve("resume.bin")), "nothing under the final name before it is verified");
+
+        Run again = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--once");
+        Run resumed = ferry("send", source.toString(), awaitListening(again), "--json");
+        assertEquals(0, resumed.finish(), resumed::errText);
+        assertEquals(0, again.finish(), again::errText);
+        JsonNode file = JSON.readTree(String.join("\n", resumed.out)).get("perFile").get(0);
+        assertTrue(file.get("resumedFrom").asLong() > 0, "resumed, not restarted: " + file);
+        assertEquals((24 << 20) - file.get("resumedFrom").asLong(), file.get("transferred").asLong(), file.toString());
+        assertTrue(resumed.errText().contains("resume.bin: resuming after"), resumed.errText());
+        assertTrue(again.out.stream().anyMatch(l -> l.startsWith("resuming resume.bin")), again.out.toString());
+        assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("resume.bin")));
+        assertFalse(Files.exists(partial));
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.examples.InstalledTransports#schemes")
+    void aPathTraversalNameIsRefusedAndNothingIsWrittenOutside(String scheme) throws Exception {
+        Path source = file("evil.bin", 1000);
+        Path inbox = tmp.resolve("inbox");
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--once");
+        Run sender = ferry("send", "--as", "../escaped.bin", source.toString(), awaitListening(receiver));
+        assertEquals(1, sender.finish());
+        assertTrue(sender.errText().contains("refused file name: path component '..'"), sender.errText());
+        assertEquals(1, receiver.finish());
+        assertFalse(Files.exists(tmp.resolve("escaped.bin")), "nothing outside the receiving directory");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.examples.InstalledTransports#schemes")
+    void aPeerSpeakingSomethingElseIsRejectedOnBothSides(String scheme) throws Exception {
+        try (Transports ferry = Transports.create()) {
+            // A sender meeting a server that is not ferry.
+            Channel notFerry = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ReferenceCountUtil.release(msg);
+                            ctx.writeAndFlush(Unpooled.copiedBuffer("SSH-2.0-OpenSSH_9.2\r\n", StandardCharsets.US_ASCII));
+                        }
+                    });
+                }
+            }).sync().channel();
+            int port = ((InetSocketAddress) notFerry.localAddress()).getPort();
+            Run sender = ferry("send", file("x.bin", 100).toString(), scheme + "://127.0.0.1:" + port);
+            assertEquals(1, sender.finish());
+            assertTrue(sender.errText().contains("does not speak the ferry protocol (it sent 'SSH-2.0-OpenSSH_"), sender.errText());
+
+            // A ferry receiver meeting a client that is not ferry: it says so and goes on serving.
+            Path inbox = tmp.resolve("inbox");
+            Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString());
+            try {
+                String uri = awaitListening(receiver);
+                Channel stranger = ferry.connect(uri, new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ReferenceCountUtil.release(msg);
+                    }
+                }).sync().channel();
+                stranger.writeAndFlush(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII));
+                await("the receiver to refuse the stranger", () -> receiver.errContains("does not speak the ferry protocol (it sent 'GET / HTTP/1.1"));
+                stranger.close().sync();
+                Run good = ferry("send", file("y.bin", 1000).toString(), uri);
+                assertEquals(0, good.finish(), good::errText);
+                assertTrue(Files.exists(inbox.resolve("y.bin")));
+            } finally {
+                receiver.stop();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.examples.InstalledTransports#schemes")
+    void tlsWithAPinnedSelfSignedCertificate(String scheme) throws Exception {
+        Path source = file("secret.bin", 1_000_000);
+        Path inbox = tmp.resolve("inbox");
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--tls");
+        try {
+            String uri = awaitListening(receiver);
+            String pin = null;
+            for (String line; pin == null && (line = receiver.readLine()) != null; ) {
+                Matcher m = PIN.matcher(line);
+                pin = m.find() ? m.group(1) : null;
+            }
+            assertTrue(pin != null, "the receiver prints its certificate's fingerprint");
+
+            Run pinned = ferry("send", "--tls", "--pin", pin, source.toString(), uri);
+            assertEquals(0, pinned.finish(), pinned::errText);
+            assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("secret.bin")));
+
+            Run wrongPin = ferry("send", "--pin", "sha256:" + "ab".repeat(32), source.toString(), uri);
+            assertEquals(1, wrongPin.finish());
+            assertTrue(wrongPin.errText().contains("does not match the pinned sha256:abab"), wrongPin.errText());
+
+            Run plaintext = ferry("send", source.toString(), uri);
+            assertEquals(1, plaintext.finish());
+            assertTrue(plaintext.errText().contains("this receiver requires TLS; send with --tls"), plaintext.errText());
+        } finally {
+            receiver.stop();
+        }
+    }
+
+    @Test
+    void aFullDiskGivesOneClearMessageAndNoFileUnderItsFinalName() throws Exception {
+        Path small = Files.createDirectories(tmp.resolve("small"));
+        boolean root = "root".equals(System.getProperty("user.name"));
+        Assumptions.assumeTrue(root, "skipped: mounting a 1 MiB tmpfs to fill needs root");
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small.toString()).redirectErrorStream(true).start();
+        String mountOutput = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        Assumptions.assumeTrue(mount.waitFor() == 0, "skipped: cannot mount a tmpfs here: " + mountOutput.trim());
+        try {
+            Path source = file("big.bin", 4 << 20);
+            Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", small.toString(), "--once");
+            Run sender = ferry("send", source.toString(), awaitListening(receiver));
+            assertEquals(1, sender.finish());
+            assertEquals(1, receiver.finish());
+            List<String> lines = sender.err.stream().filter(l -> l.startsWith("ferry send:")).toList();
+            assertEquals(1, lines.size(), "one message: " + sender.errText());
+            assertTrue(lines.get(0).contains("the receiver's disk is full: cannot write big.bin (No space left on device)"), lines.get(0));
+            assertFalse(Files.exists(small.resolve("big.bin")), "no file under its final name");
+        } finally {
+            new ProcessBuilder("umount", small.toString()).start().waitFor();
+        }
+    }
+
+    // ------------------------------------------------------------------ clear errors
 
     @Test
     void refusedConnectionGivesOneClearLineAndExitCodeOne() throws Exception {
@@ -126,13 +350,21 @@ class FerryCliTest {
         assertEquals(1, sender.finish());
         assertTrue(sender.errText().startsWith("ferry send: cannot connect to tcp://127.0.0.1:1: "), sender.errText());
         assertTrue(sender.errText().contains("refused"), sender.errText());
+        assertEquals(1, sender.err.size(), sender.errText());
+    }
+
+    @Test
+    void unknownHostIsNamed() throws Exception {
+        Run sender = ferry("send", file("a.bin", 10).toString(), "tcp://no-such-host.invalid:9000");
+        assertEquals(1, sender.finish());
+        assertTrue(sender.errText().contains("cannot resolve host 'no-such-host.invalid'"), sender.errText());
     }
 
     @Test
     void missingSourceFileIsNamed() throws Exception {
         Run sender = ferry("send", tmp.resolve("nope.bin").toString(), "tcp://127.0.0.1:9");
         assertEquals(1, sender.finish());
-        assertEquals("ferry send: " + tmp.resolve("nope.bin") + ": no such file", sender.errText());
+        assertEquals("ferry send: " + tmp.resolve("nope.bin") + ": no such file or directory", sender.errText());
     }
 
     @Test
@@ -143,22 +375,54 @@ class FerryCliTest {
         assertTrue(sender.errText().contains("has no port"), sender.errText());
         Run unknown = ferry("send", source.toString(), "carrier-pigeon://h:1");
         assertEquals(2, unknown.finish());
-        assertTrue(unknown.errText().contains("no transport is installed for scheme 'carrier-pigeon'; installed: ledbat, tcp, utp"),
-                unknown.errText());
+        assertTrue(unknown.errText().contains("no transport is installed for scheme 'carrier-pigeon'; installed: "), unknown.errText());
+        Run swapped = ferry("send", "tcp://127.0.0.1:9000", source.toString());
+        assertEquals(2, swapped.finish());
+        assertTrue(swapped.errText().contains("the URI comes last"), swapped.errText());
     }
 
     @Test
+    void badTransportOptionsAreUsageErrorsNamingTheProblem() throws Exception {
+        Path source = file("c.bin", 10);
+        Run unknown = ferry("send", "--opt", "warp-speed=9", source.toString(), "utp://127.0.0.1:9");
+        assertEquals(2, unknown.finish());
+        assertTrue(unknown.errText().contains("transport 'utp' has no option 'warp-speed'; it has: "), unknown.errText());
+        assertTrue(unknown.errText().contains("target-delay"), unknown.errText());
+        Run badValue = ferry("send", "--opt", "target-delay=soon", source.toString(), "utp://127.0.0.1:9");
+        assertEquals(2, badValue.finish());
+        assertTrue(badValue.errText().contains("'soon' is not a duration"), badValue.errText());
+        Run outOfRange = ferry("send", "--opt", "packet-size=10", source.toString(), "tcp://127.0.0.1:9");
+        assertEquals(2, outOfRange.finish());
+        assertTrue(outOfRange.errText().contains("PACKET_SIZE must be between 64 and 65507"), outOfRange.errText());
+    }
+
+    @Test
+    void validTransportOptionsReachTheTransport() throws Exception {
+        Path source = file("d.bin", 100_000);
+        Path inbox = tmp.resolve("inbox");
+        Run receiver = ferry("receive", "--listen", "utp://127.0.0.1:0", "--dir", inbox.toString(), "--once",
+                "--opt", "receive-buffer-size=2M");
+        Run sender = ferry("send", "--opt", "target-delay=50ms", "--opt", "send-buffer-size=1M", "--opt", "connect-timeout=5s",
+                source.toString(), awaitListening(receiver));
+        assertEquals(0, sender.finish(), sender::errText);
+        assertEquals(0, receiver.finish(), receiver::errText);
+    }
+
+    // ------------------------------------------------------------------ output
+
+    @Test
     void nonTerminalProgressIsPlainLines() throws Exception {
-        // stdout/stderr are pipes here, so the sender must not draw a bar; a large, slow-ish file shows lines.
-        Path source = file("big.bin", 64 << 20);
+        // stdout/stderr are pipes here, so the sender must not draw a bar; a rate-limited file shows lines.
+        Path source = file("big.bin", 8 << 20);
         Path inbox = tmp.resolve("inbox2");
         Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--once");
-        Run sender = ferry("send", "--chunk-size", "64K", source.toString(), awaitListening(receiver));
+        Run sender = ferry("send", "--limit-rate", "4M", source.toString(), awaitListening(receiver));
         assertEquals(0, sender.finish(), sender::errText);
         assertEquals(0, receiver.finish());
         assertFalse(sender.errText().contains("\r"), "no carriage-return redraws when not on a terminal");
+        assertFalse(sender.err.isEmpty(), "progress lines were printed");
         for (String line : sender.err) {
-            assertTrue(line.matches("big\\.bin: .* of 64\\.0 MiB \\(\\d+%\\) at .*/s, ETA .*"), "plain progress line: " + line);
+            assertTrue(line.matches("big\\.bin: .* of 8\\.0 MiB \\(\\d+%\\) at .*/s, ETA .*"), "plain progress line: " + line);
         }
     }
 
@@ -166,17 +430,24 @@ class FerryCliTest {
     void demoMovesAndVerifiesAFileOverEveryInstalledTransport() throws Exception {
         Run demo = ferry("demo", "--size", "2M");
         assertEquals(0, demo.finish(), demo::errText);
-        assertTrue(demo.out.get(0).startsWith("ferry demo: moving a 2.0 MiB file over tcp, utp"), demo.out.toString());
-        for (String scheme : new String[]{"tcp", "utp"}) {
+        List<String> schemes = InstalledTransports.names();
+        assertTrue(demo.out.get(0).startsWith("ferry demo: moving a 2.0 MiB file over " + String.join(", ", schemes)), demo.out.toString());
+        for (String scheme : schemes) {
             assertTrue(demo.out.stream().anyMatch(l -> l.startsWith(scheme + " ") && l.trim().endsWith("yes")), demo.out.toString());
         }
     }
 
     @Test
-    void helpListsTheCommands() throws Exception {
+    void helpListsTheCommandsAndCompletionIsGenerated() throws Exception {
         Run help = ferry("--help");
         assertEquals(0, help.finish());
         String text = String.join("\n", help.out);
-        assertTrue(text.contains("send") && text.contains("receive") && text.contains("demo"), text);
+        for (String command : List.of("send", "receive", "demo", "generate-completion")) {
+            assertTrue(text.contains(command), text);
+        }
+        Run completion = ferry("generate-completion");
+        assertEquals(0, completion.finish());
+        String script = String.join("\n", completion.out);
+        assertTrue(script.contains("complete -F _complete_ferry") && script.contains("--limit-rate"), script);
     }
 }
