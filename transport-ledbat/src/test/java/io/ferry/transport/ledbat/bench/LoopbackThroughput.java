@@ -123,8 +123,8 @@ public final class LoopbackThroughput {
             private void pump(ChannelHandlerContext ctx) {
                 while (queued < size && ctx.channel().isWritable()) {
                     int n = (int) Math.min(block.capacity(), size - queued);
+                    queued += n; // before write(): a writability event fired inside it re-enters pump()
                     ctx.write(block.retainedSlice(0, n));
-                    queued += n;
                 }
                 ctx.flush();
             }

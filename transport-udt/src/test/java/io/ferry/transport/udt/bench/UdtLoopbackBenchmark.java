@@ -238,8 +238,8 @@ public final class UdtLoopbackBenchmark {
         private void pump(ChannelHandlerContext ctx) {
             while (queued < size && ctx.channel().isWritable()) {
                 int n = (int) Math.min(BLOCK, size - queued);
+                queued += n; // before write(): a writability event fired inside it re-enters pump()
                 ctx.write(block.retainedSlice(0, n));
-                queued += n;
             }
             ctx.flush();
         }

@@ -1,0 +1,117 @@
+package io.ferry.bench.scenario;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * The scenario runner: reproduces the five studies of DESIGN.md on emulated links and writes
+ * {@code results.json}, {@code report.md} and PNG charts into {@code --out}.
+ *
+ * <pre>
+ * java -cp bench/target/benchmarks.jar io.ferry.bench.scenario.ScenarioRunner --quick --out target/scenarios
+ * </pre>
+ */
+@Command(name = "ferry-scenarios", mixinStandardHelpOptions = true,
+        description = "Reproduce the five studies of DESIGN.md on emulated links; write results.json, report.md and PNG charts.",
+        footer = "Studies needing root (network namespaces, TUN) are skipped with the reason when it is missing. Exit 0 when every "
+                + "study that could run finished, 1 when one threw, 2 on a bad command line.")
+public final class ScenarioRunner implements Callable<Integer> {
+
+    @Option(names = "--quick", description = "CI smoke profile: tiny sizes, one repetition (seconds to a couple of minutes).")
+    boolean quick;
+
+    @Option(names = "--full", description = "The studies' full sizes (an hour or more).")
+    boolean full;
+
+    @Option(names = "--only", split = ",", paramLabel = "STUDY",
+            description = "Run only these studies: buffers, matrix, fairness, udp, parallel.")
+    List<String> only = new ArrayList<>();
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: ${DEFAULT-VALUE}).")
+    Path out = Path.of("target", "scenarios");
+
+    @Option(names = "--repetitions", paramLabel = "N", description = "Repetitions per cell where a study repeats (default: the profile's).")
+    int repetitions;
+
+    private final PrintStream log;
+
+    ScenarioRunner(PrintStream log) {
+        this.log = log;
+    }
+
+    /** All studies, in the order of DESIGN.md. */
+    static List<Study> studies() {
+        return List.of(new BufferSweepStudy(), new FileMatrixStudy(), new FairnessStudy(), new UdpLossStudy(), new TcpParallelStudy());
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (quick && full) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--quick and --full exclude each other");
+        }
+        Profile profile = quick ? Profile.QUICK : full ? Profile.FULL : Profile.DEFAULT;
+        List<Study> selected = new ArrayList<>();
+        for (Study s : studies()) {
+            if (only.isEmpty() || only.contains(s.id())) {
+                selected.add(s);
+            }
+        }
+        for (String id : only) {
+            if (studies().stream().noneMatch(s -> s.id().equals(id))) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "unknown study '" + id
+                        + "'; choose from " + studies().stream().map(Study::id).toList());
+            }
+        }
+        Files.createDirectories(out);
+        TransportCatalog transports = TransportCatalog.discover();
+        StudyContext ctx = new StudyContext(profile, repetitions, out, transports, log);
+        log.println("ferry scenarios: profile " + profile.name().toLowerCase(Locale.ROOT) + ", transports installed "
+                + transports.installedNames() + ", output " + out.toAbsolutePath());
+        List<StudyResult> results = new ArrayList<>();
+        long start = System.nanoTime();
+        int exit = 0;
+        for (Study s : selected) {
+            Optional<String> reason = s.cannotRun();
+            if (reason.isPresent()) {
+                log.println("SKIPPED " + s.title() + ": " + reason.get());
+                results.add(StudyResult.skipped(s, reason.get()));
+                continue;
+            }
+            log.println(s.title());
+            long t0 = System.nanoTime();
+            try {
+                results.add(s.run(ctx));
+            } catch (Exception e) {
+                exit = 1;
+                log.println("FAILED " + s.title() + ": " + e);
+                e.printStackTrace(log);
+                results.add(StudyResult.skipped(s, "failed: " + e));
+            }
+            log.printf(Locale.ROOT, "  (%.0f s)%n", (System.nanoTime() - t0) / 1e9);
+            ReportWriter.write(out, profile, transports, results, (System.nanoTime() - start) / 1e9);
+        }
+        ReportWriter.write(out, profile, transports, results, (System.nanoTime() - start) / 1e9);
+        log.println("wrote " + out.resolve("report.md") + " and " + out.resolve("results.json"));
+        return exit;
+    }
+
+    /** Runs the command line and returns the exit code. */
+    public static int run(PrintStream log, String... args) {
+        return new CommandLine(new ScenarioRunner(log)).execute(args);
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(run(System.out, args));
+    }
+}
