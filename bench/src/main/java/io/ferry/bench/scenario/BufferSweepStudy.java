@@ -1,7 +1,6 @@
 package io.ferry.bench.scenario;
 
 import io.ferry.bench.emulator.LinkModel;
-import io.ferry.bench.netns.RootAccess;
 import io.ferry.bench.report.Charts;
 import io.ferry.bench.transfer.Transfer;
 import io.ferry.bench.transfer.TransferResult;
@@ -13,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Study 1: transfer time of a file over a long fat link against the send/receive buffer size
@@ -34,11 +32,6 @@ final class BufferSweepStudy implements Study {
     @Override
     public String title() {
         return "1. Buffer-size sweep on a long fat link (UDT vs uTP)";
-    }
-
-    @Override
-    public Optional<String> cannotRun() {
-        return RootAccess.missing();
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.ferry.bench.scenario;
 
 import io.ferry.bench.emulator.LinkDirection;
 import io.ferry.bench.emulator.LinkModel;
-import io.ferry.bench.netns.RootAccess;
 import io.ferry.bench.report.Charts;
 import io.ferry.bench.report.Stats;
 import io.ferry.bench.transfer.StreamingFlow;
@@ -14,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Study 3: one LEDBAT (uTP) flow against 1 and 4 TCP flows of a named congestion control through a
@@ -40,11 +38,6 @@ final class FairnessStudy implements Study {
     @Override
     public String title() {
         return "3. LEDBAT fairness against TCP (reno, cubic, bbr) on a 100 Mbit/s bottleneck";
-    }
-
-    @Override
-    public Optional<String> cannotRun() {
-        return RootAccess.missing();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.ferry.bench.scenario;
 
+import io.ferry.bench.netns.RootAccess;
+
 import java.util.Optional;
 
 /** One of the five experiments of DESIGN.md, reproduced on emulated links. */
@@ -11,8 +13,13 @@ public interface Study {
     /** Title for the report. */
     String title();
 
-    /** Why the study cannot run here at all (for example: it needs root), or empty. */
-    Optional<String> cannotRun();
+    /**
+     * Why the study cannot run here at all, or empty. Most studies need the emulated network, so by
+     * default this is what {@link RootAccess#missing()} reports; a study that can do without overrides it.
+     */
+    default Optional<String> cannotRun() {
+        return RootAccess.missing();
+    }
 
     /** Runs the study. */
     StudyResult run(StudyContext context) throws Exception;

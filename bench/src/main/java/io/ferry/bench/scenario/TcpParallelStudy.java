@@ -1,7 +1,6 @@
 package io.ferry.bench.scenario;
 
 import io.ferry.bench.emulator.LinkModel;
-import io.ferry.bench.netns.RootAccess;
 import io.ferry.bench.report.Charts;
 import io.ferry.bench.report.Stats;
 import io.ferry.bench.transfer.Transfer;
@@ -15,7 +14,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Study 5: time to move a "page" split evenly over 1..8 parallel new TCP connections, for each
@@ -36,11 +34,6 @@ final class TcpParallelStudy implements Study {
     @Override
     public String title() {
         return "5. TCP congestion control × parallel connections over a 100 ms RTT path";
-    }
-
-    @Override
-    public Optional<String> cannotRun() {
-        return RootAccess.missing();
     }
 
     @Override

@@ -2,11 +2,14 @@ package io.ferry.transport.udt;
 
 import com.barchart.udt.ExceptionUDT;
 import com.barchart.udt.SocketUDT;
-import com.barchart.udt.nio.SelectorProviderUDT;
+import com.barchart.udt.nio.ChannelUDT;
 import com.barchart.udt.nio.ServerSocketChannelUDT;
 import com.barchart.udt.nio.SocketChannelUDT;
 
 import java.io.IOException;
+import java.nio.channels.Channel;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * UDT's native runtime (its garbage-collector thread and one sender and one receiver thread per UDP
@@ -80,26 +83,44 @@ public final class UdtRuntime {
         }
     }
 
-    static SocketChannelUDT openSocketChannel(SelectorProviderUDT provider) throws IOException {
+    /** Opens one barchart channel (stream or message, connector or listener). */
+    interface Opener<C extends ChannelUDT> {
+        C open() throws IOException;
+    }
+
+    /**
+     * Opens a UDT socket that holds the runtime, writes the settings to it and wraps it in a Netty
+     * channel; if any step fails, the socket is closed and released again.
+     */
+    static <C extends ChannelUDT, R> R open(Opener<C> opener, UdtSettings settings, Function<C, R> wrap) throws IOException {
+        C opened;
         synchronized (LOCK) {
             acquire();
             try {
-                return provider.openSocketChannel();
+                opened = opener.open();
             } catch (IOException | RuntimeException e) {
                 release();
                 throw e;
             }
         }
+        try {
+            settings.applyTo(opened.socketUDT());
+            return wrap.apply(opened);
+        } catch (IOException | RuntimeException e) {
+            closeAndRelease(opened, new AtomicBoolean());
+            throw e;
+        }
     }
 
-    static ServerSocketChannelUDT openServerSocketChannel(SelectorProviderUDT provider) throws IOException {
-        synchronized (LOCK) {
-            acquire();
-            try {
-                return provider.openServerSocketChannel();
-            } catch (IOException | RuntimeException e) {
-                release();
-                throw e;
+    /** Closes a socket and releases its hold on the runtime, once, whatever the close reports. */
+    static void closeAndRelease(Channel socket, AtomicBoolean released) {
+        try {
+            socket.close();
+        } catch (IOException ignore) {
+            // the native socket is gone either way
+        } finally {
+            if (released.compareAndSet(false, true)) {
+                released();
             }
         }
     }

@@ -40,14 +40,8 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
     }
 
     static UdtServerChannel newListener(UdtSettings settings) throws IOException {
-        ServerSocketChannelUDT udt = UdtRuntime.openServerSocketChannel(UdtTransport.provider(settings));
-        try {
-            settings.applyTo(udt.socketUDT());
-            return new UdtServerChannel(udt, settings);
-        } catch (IOException | RuntimeException e) {
-            UdtSocketChannel.closeAndRelease(udt, new AtomicBoolean());
-            throw e;
-        }
+        return UdtRuntime.open(UdtTransport.provider(settings)::openServerSocketChannel, settings,
+                udt -> new UdtServerChannel(udt, settings));
     }
 
     /** The listening socket, for tests that read its native options. */
@@ -101,14 +95,14 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
             buf.add(new UdtSocketChannel(this, accepted, settings, true));
             return 1;
         } catch (RuntimeException e) {
-            UdtSocketChannel.closeAndRelease(accepted, new AtomicBoolean());
+            UdtRuntime.closeAndRelease(accepted, new AtomicBoolean());
             throw e;
         }
     }
 
     @Override
     protected void doClose() throws Exception {
-        UdtSocketChannel.closeAndRelease(udt, released);
+        UdtRuntime.closeAndRelease(udt, released);
     }
 
     @Override

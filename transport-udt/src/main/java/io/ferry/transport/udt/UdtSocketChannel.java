@@ -87,14 +87,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     /** A client channel on a new UDT socket with the settings written to it. */
     static UdtSocketChannel newClient(UdtSettings settings) throws IOException {
-        SocketChannelUDT udt = UdtRuntime.openSocketChannel(UdtTransport.provider(settings));
-        try {
-            settings.applyTo(udt.socketUDT());
-            return new UdtSocketChannel(null, udt, settings, false);
-        } catch (IOException | RuntimeException e) {
-            closeAndRelease(udt, new AtomicBoolean());
-            throw e;
-        }
+        return UdtRuntime.open(UdtTransport.provider(settings)::openSocketChannel, settings,
+                udt -> new UdtSocketChannel(null, udt, settings, false));
     }
 
     @Override
@@ -678,19 +672,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         } catch (ExceptionUDT | RuntimeException ignore) {
             // closing regardless
         } finally {
-            closeAndRelease(udt, released);
-        }
-    }
-
-    static void closeAndRelease(java.nio.channels.Channel channel, AtomicBoolean released) {
-        try {
-            channel.close();
-        } catch (IOException ignore) {
-            // the native socket is gone either way
-        } finally {
-            if (released.compareAndSet(false, true)) {
-                UdtRuntime.released();
-            }
+            UdtRuntime.closeAndRelease(udt, released);
         }
     }
 
