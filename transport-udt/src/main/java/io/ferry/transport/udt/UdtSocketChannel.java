@@ -28,6 +28,7 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -197,6 +198,55 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     // ------------------------------------------------------------------ read
 
+    /*
+     * UDT's epoll never signals some reads. barchart applies every interest change as "remove from
+     * epoll, add again", and UDT re-raises the read event on that add only while the connection is
+     * intact: once the peer has shut the connection down, bytes still in UDT's receive buffer (often the
+     * peer's last words before it closed) raise no event, and neither does the shutdown itself. The same
+     * holds for an end-of-stream frame already taken off the wire. Read interest registered in such a
+     * state (a slow channelActive, autoRead switched back on, OP_WRITE toggled) would wait forever, so
+     * the channel reads those bytes itself, one read at a time, until they are gone and the read reports
+     * the end of the stream.
+     */
+    private boolean unsignalledReadScheduled;
+
+    @Override
+    protected void addAndSubmit(NioIoOps ops) {
+        super.addAndSubmit(ops);
+        readWhatUdtWillNotSignal();
+    }
+
+    @Override
+    protected void removeAndSubmit(NioIoOps ops) {
+        super.removeAndSubmit(ops);
+        readWhatUdtWillNotSignal();
+    }
+
+    private void readWhatUdtWillNotSignal() {
+        if (unsignalledReadScheduled || !wantsUnsignalledRead()) {
+            return;
+        }
+        unsignalledReadScheduled = true;
+        eventLoop().execute(() -> {
+            unsignalledReadScheduled = false;
+            if (wantsUnsignalledRead()) {
+                ((NioUnsafe) unsafe()).read();
+                readWhatUdtWillNotSignal();
+            }
+        });
+    }
+
+    private boolean wantsUnsignalledRead() {
+        if (!isOpen() || !connected || inputShutdown) {
+            return false;
+        }
+        SelectionKey key = selectionKey();
+        if (key == null || !key.isValid() || (key.interestOps() & SelectionKey.OP_READ) == 0) {
+            return false;
+        }
+        return finReceived || socket.status() != StatusUDT.CONNECTED;
+    }
+
     @Override
     protected int doReadBytes(ByteBuf buf) throws Exception {
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
@@ -301,10 +351,54 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        if (mode != UdtSettings.StreamMode.MESSAGE) {
-            super.doWrite(in);
+        if (peerGoneWhileUnread != null) {
+            failAll(in, peerGoneWhileUnread);
             return;
         }
+        try {
+            if (mode != UdtSettings.StreamMode.MESSAGE) {
+                super.doWrite(in);
+            } else {
+                writeMessages(in);
+            }
+        } catch (IOException e) {
+            if (!(e.getCause() instanceof ExceptionUDT) || !isConnectionGone((ExceptionUDT) e.getCause()) || !hasUnreadInput()) {
+                throw e;
+            }
+            // The peer has closed, but what it sent before closing is still unread: failing the write
+            // would close the channel and lose those bytes, so the writes fail alone and the reads go on
+            // until the end of the stream (or the reset) closes the channel.
+            peerGoneWhileUnread = e;
+            failAll(in, e);
+            readWhatUdtWillNotSignal();
+        }
+    }
+
+    private IOException peerGoneWhileUnread;
+
+    private void failAll(ChannelOutboundBuffer in, IOException cause) {
+        while (in.current() != null) {
+            in.remove(cause);
+        }
+        clearOpWrite();
+    }
+
+    /** True while bytes the peer sent are still in UDT's receive buffer, or its end of stream is undelivered. */
+    private boolean hasUnreadInput() {
+        if (inputShutdown) {
+            return false;
+        }
+        if (finReceived) {
+            return true;
+        }
+        try {
+            return socket.getOption(OptionUDT.UDT_RCVDATA) > 0;
+        } catch (ExceptionUDT | RuntimeException gone) {
+            return false;
+        }
+    }
+
+    private void writeMessages(ChannelOutboundBuffer in) throws Exception {
         int max = config.settings().maxMessageSize;
         int spins = config.getWriteSpinCount();
         while (spins > 0) {

@@ -2,6 +2,7 @@ package io.ferry.transport.udt;
 
 import com.barchart.udt.OptionUDT;
 import com.barchart.udt.SocketUDT;
+import com.barchart.udt.StatusUDT;
 import com.barchart.udt.TypeUDT;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
@@ -13,7 +14,9 @@ import io.ferry.transport.conformance.LeakDetectionExtension;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.DuplexChannel;
@@ -22,6 +25,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -236,6 +241,49 @@ class UdtTransportTest {
         assertArrayEquals(payload, received.all.get(30, TimeUnit.SECONDS));
         received.inactive.get(30, TimeUnit.SECONDS);
         assertEquals(List.of(), received.errors, "a peer's close is not an error");
+        closeAll(server);
+    }
+
+    /*
+     * The peer writes, closes, and its close has reached this side before this side starts reading:
+     * UDT's epoll signals neither those bytes nor the close to a read registered after the break (a
+     * ferry sender with a slow channelActive hung 30 s on a receiver's quick refusal). A write in that
+     * state fails, but must not close the channel before the peer's last bytes are read.
+     */
+    @ParameterizedTest(name = "raw stream: {0}, write after the close: {1}")
+    @CsvSource({"false, false", "true, false", "false, true", "true, true"})
+    void bytesSentBeforeThePeerClosedArriveWhenReadingStartsAfterTheClose(boolean rawStream, boolean writeFirst) throws Exception {
+        ChannelOptions options = ChannelOptions.builder().set(UdtChannelOption.RAW_STREAM, rawStream).build();
+        byte[] payload = random(2 << 20, 8);
+        CompletableFuture<Void> peerClosed = new CompletableFuture<>();
+        Channel server = listen(options, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(payload)).addListener(ChannelFutureListener.CLOSE);
+                ctx.channel().closeFuture().addListener(f -> peerClosed.complete(null));
+            }
+        }));
+        Received received = new Received(payload.length);
+        UdtSocketChannel client = (UdtSocketChannel) connect(server, options, ch -> {
+            ch.config().setAutoRead(false);
+            ch.pipeline().addLast(received);
+        });
+        peerClosed.get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (client.socketUDT().status() == StatusUDT.CONNECTED && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(client.socketUDT().status() != StatusUDT.CONNECTED, "the peer's close reached this side");
+
+        if (writeFirst) {
+            ChannelFuture late = client.writeAndFlush(Unpooled.copiedBuffer("too late", StandardCharsets.US_ASCII)).await();
+            assertInstanceOf(IOException.class, late.cause(), "a write to a closed peer fails");
+            assertTrue(client.isActive(), "the peer's last bytes are still to be read");
+        }
+        client.config().setAutoRead(true);
+        assertArrayEquals(payload, received.all.get(30, TimeUnit.SECONDS));
+        received.inactive.get(30, TimeUnit.SECONDS);
+        assertEquals(List.of(), received.errors, "an orderly close, not an error");
         closeAll(server);
     }
 
