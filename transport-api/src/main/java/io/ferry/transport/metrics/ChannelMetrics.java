@@ -93,7 +93,14 @@ public final class ChannelMetrics implements MeterBinder {
         meters.add(gauge(registry, "queuing.delay", "seconds", "measured queuing delay on the path", s -> seconds(s.queuingDelay())));
         meters.add(gauge(registry, "bandwidth.estimated", "bytes/s", "path bandwidth the transport estimates", s -> value(s.estimatedBandwidth())));
         meters.add(gauge(registry, "send.rate", "bytes/s", "current sending rate", s -> value(s.sendRate())));
-        channel.closeFuture().addListener(f -> meters.forEach(registry::remove));
+        // Micrometer holds a meter's source object weakly: a caller that binds and forgets the result
+        // (the usual way) would see its meters read 0 or NaN after the next GC. The channel keeps this
+        // object reachable through its close listener until it closes and the meters go.
+        channel.closeFuture().addListener(f -> unbind(registry, meters));
+    }
+
+    private void unbind(MeterRegistry registry, List<Meter> meters) {
+        meters.forEach(registry::remove);
     }
 
     /** The tags every meter of this channel carries. */
