@@ -49,7 +49,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
             pipeline().fireExceptionCaught(e);
             return null;
         }
-        child.attach(io.ferry.transport.ledbat.core.UtpConnection.accept(childSettings.protocol, syn,
+        child.attach(io.ferry.transport.ledbat.core.UtpConnection.accept(PathMtu.fit(childSettings.protocol, sender), syn,
                 ThreadLocalRandom.current().nextInt(1 << 16), now, child.events()));
         from.register(child);
         child.attr(FerryChannels.TRANSPORT).set(transport);

@@ -489,7 +489,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         this.endpoint = endpoint;
         this.remote = remote;
         int recvId = endpoint.newConnectionId(remote);
-        UtpConnection c = UtpConnection.connect(settings.protocol, recvId, ThreadLocalRandom.current().nextInt(1 << 16),
+        UtpConnection c = UtpConnection.connect(PathMtu.fit(settings.protocol, remote), recvId, ThreadLocalRandom.current().nextInt(1 << 16),
                 System.nanoTime(), events);
         attach(c);
         endpoint.register(this);
