@@ -22,6 +22,7 @@ import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -54,6 +55,12 @@ final class ReceiveCommand implements Callable<Integer> {
     @Option(names = "--overwrite", description = "Replace files that exist with different content (default: refuse them).")
     boolean overwrite;
 
+    @Option(names = "--take-over-after", paramLabel = "SECONDS", defaultValue = "15",
+            description = "A sender that has sent nothing for this long gives way to a new sender of the same file, which "
+                    + "resumes from what was received (default: ${DEFAULT-VALUE}). Over uTP and UDT a killed sender "
+                    + "otherwise holds its files until the transport's idle timeout.")
+    double takeOverAfter;
+
     @Option(names = "--once", description = "Exit after the first session: 0 if all its files were stored and verified, 1 otherwise.")
     boolean once;
 
@@ -80,6 +87,11 @@ final class ReceiveCommand implements Callable<Integer> {
         if ((cert == null) != (key == null)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cert and --key go together");
         }
+        if (!(takeOverAfter >= 0) || Double.isInfinite(takeOverAfter)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--take-over-after must be a number of seconds, 0 or more (got " + takeOverAfter + ")");
+        }
+        Duration takeover = Duration.ofNanos((long) (takeOverAfter * 1e9));
         Transports ferry = Transports.create();
         Runtime.getRuntime().addShutdownHook(new Thread(ferry::close, "ferry-receive-shutdown"));
         try {
@@ -110,7 +122,7 @@ final class ReceiveCommand implements Callable<Integer> {
             ChannelFuture bound = ferry.listen(listen, new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    new FileReceiveSession(dir, overwrite, events).addTo(ch.pipeline());
+                    new FileReceiveSession(dir, overwrite, events, takeover).addTo(ch.pipeline());
                     if (sessionTls != null) {
                         sessionTls.addTo(ch.pipeline());
                     }

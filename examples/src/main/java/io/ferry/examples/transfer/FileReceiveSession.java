@@ -3,6 +3,7 @@ package io.ferry.examples.transfer;
 import io.ferry.examples.transfer.FrameDecoder.Foreign;
 import io.ferry.examples.transfer.FrameDecoder.Frame;
 import io.ferry.examples.transfer.FrameDecoder.Hello;
+import io.ferry.transport.FerryChannels;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -17,9 +18,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.ferry.examples.transfer.TransferProtocol.*;
@@ -38,14 +39,24 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private static final long HIGH_WATER = 16 << 20;
     private static final long LOW_WATER = 4 << 20;
     private static final int MAX_OPEN_FILES = 256;
-    /** Targets being received right now by any session of this process: two senders never share a partial file. */
-    private static final Set<Path> IN_USE = ConcurrentHashMap.newKeySet();
+    /**
+     * Targets being received right now by any session of this process, with the session receiving
+     * each: two senders never share a partial file.
+     */
+    private static final ConcurrentHashMap<Path, FileReceiveSession> IN_USE = new ConcurrentHashMap<>();
+    /** The default of how long a sender may stay silent before a new sender of the same file takes it over. */
+    public static final Duration DEFAULT_TAKEOVER = Duration.ofSeconds(15);
+    /** How long an offer waits for a silent sender's session to let go of the file it takes over. */
+    private static final long CLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final Path directory;
     private final boolean overwrite;
     private final ReceiverEvents events;
     private final Executor diskPool;
+    private final long takeoverNanos;
     private final Map<Integer, Open> open = new HashMap<>();
+    /** When this session last received anything from its sender. */
+    private volatile long lastHeardNanos = System.nanoTime();
     private final AtomicLong waitingForDisk = new AtomicLong();
 
     private ChannelHandlerContext ctx;
@@ -70,14 +81,28 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
      * @param overwrite whether a file with different content may be replaced
      */
     public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events) {
-        this(directory, overwrite, events, DiskThreads.shared());
+        this(directory, overwrite, events, DEFAULT_TAKEOVER);
     }
 
-    FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool) {
+    /**
+     * @param takeover how long a sender may send nothing before a new sender offering one of the
+     *                 files it is sending takes that file over: its session is aborted and the new
+     *                 sender resumes from what was received. Over a transport without resets (uTP,
+     *                 UDT) a killed sender otherwise holds its files until the transport's idle timeout.
+     */
+    public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Duration takeover) {
+        this(directory, overwrite, events, DiskThreads.shared(), takeover);
+    }
+
+    FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover) {
         this.directory = directory.toAbsolutePath().normalize();
         this.overwrite = overwrite;
         this.events = events;
         this.diskPool = diskPool;
+        if (takeover.isNegative()) {
+            throw new IllegalArgumentException("the takeover time must not be negative: " + takeover);
+        }
+        this.takeoverNanos = takeover.toNanos();
     }
 
     /** Adds the frame decoder and this session to a pipeline (after any TLS handler). */
@@ -100,6 +125,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        lastHeardNanos = System.nanoTime();
         try {
             if (ended) {
                 return;
@@ -208,7 +234,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                     f.failed = true;
                     f.disk.execute(() -> {
                         f.file.close();
-                        IN_USE.remove(f.file.target);
+                        IN_USE.remove(f.file.target, this);
                     });
                     events.failed(peer + " gave up on " + f.file.name + ": " + reason);
                 }
@@ -238,10 +264,52 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             refuse(id, e.getMessage());
             return;
         }
-        if (!IN_USE.add(target)) {
-            refuse(id, name + " is being received from another sender right now");
+        FileReceiveSession owner = IN_USE.putIfAbsent(target, this);
+        if (owner != null) {
+            long silentNanos = System.nanoTime() - owner.lastHeardNanos;
+            if (owner != this && silentNanos >= takeoverNanos) {
+                owner.giveUp(name, silentNanos, peer);
+                awaitClaim(id, size, name, target, System.nanoTime() + CLAIM_WAIT_NANOS);
+            } else {
+                refuse(id, name + " is being received from another sender right now (it last sent data "
+                        + seconds(silentNanos) + " ago; a sender silent for " + seconds(takeoverNanos) + " gives way)");
+            }
             return;
         }
+        claimed(id, size, name, target);
+    }
+
+    /** Waits on this session's loop for a silent sender's session to release {@code target}, then takes it. */
+    private void awaitClaim(int id, long size, String name, Path target, long deadlineNanos) {
+        if (ended) {
+            return;
+        }
+        if (IN_USE.putIfAbsent(target, this) == null) {
+            claimed(id, size, name, target);
+        } else if (System.nanoTime() >= deadlineNanos) {
+            refuse(id, name + " is still held by a silent sender's session");
+        } else {
+            ctx.executor().schedule(() -> awaitClaim(id, size, name, target, deadlineNanos), 20, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A sender that has gone silent loses its session to a new sender of {@code name}. */
+    private void giveUp(String name, long silentNanos, String newcomer) {
+        ctx.executor().execute(() -> {
+            if (ended) {
+                return;
+            }
+            events.failed(peer + " sent nothing for " + seconds(silentNanos) + " while " + newcomer.replaceFirst("^the ", "the new ")
+                    + " offered " + name + ": its session is ended, and the new sender resumes from the data kept");
+            FerryChannels.abort(ctx.channel());
+        });
+    }
+
+    private static String seconds(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9);
+    }
+
+    private void claimed(int id, long size, String name, Path target) {
         Open f = new Open(new IncomingFile(id, name, size, target, overwrite));
         open.put(id, f);
         f.disk.execute(() -> onDisk(f, () -> {
@@ -264,7 +332,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         } catch (IOException | RuntimeException e) {
             f.failed = true;
             f.file.close();
-            IN_USE.remove(f.file.target);
+            IN_USE.remove(f.file.target, FileReceiveSession.this);
             ctx.executor().execute(() -> fileFailed(f, e));
         }
     }
@@ -286,7 +354,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     }
 
     private void storedOrPresent(Open f, int status) {
-        IN_USE.remove(f.file.target);
+        IN_USE.remove(f.file.target, this);
         FileOutcome outcome = new FileOutcome(f.file.name, f.file.size, f.file.size - f.file.resumedFrom(), f.file.resumedFrom(),
                 status == STATUS_STORED ? FileOutcome.Status.STORED : FileOutcome.Status.ALREADY_PRESENT,
                 status == STATUS_STORED ? "stored" : "already present", Optional.of(f.file.sha256),
@@ -332,7 +400,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                     + " and a new send resumes from it");
             f.disk.execute(() -> {
                 f.file.close();
-                IN_USE.remove(f.file.target);
+                IN_USE.remove(f.file.target, this);
             });
         }
         open.clear();

@@ -394,6 +394,10 @@ class FerryCliTest {
         Run outOfRange = ferry("send", "--opt", "packet-size=10", source.toString(), "tcp://127.0.0.1:9");
         assertEquals(2, outOfRange.finish());
         assertTrue(outOfRange.errText().contains("PACKET_SIZE must be between 64 and 65507"), outOfRange.errText());
+        Run takeover = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", tmp.resolve("never").toString(),
+                "--take-over-after", "-1");
+        assertEquals(2, takeover.finish());
+        assertTrue(takeover.errText().contains("--take-over-after must be a number of seconds, 0 or more (got -1.0)"), takeover.errText());
     }
 
     @Test

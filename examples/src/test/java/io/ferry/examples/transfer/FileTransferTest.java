@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -269,6 +270,54 @@ class FileTransferTest {
         assertEquals(300_000, Files.size(inbox.resolve(".partial.bin.ferry-part")), "the received data is kept for a resume");
     }
 
+    /** Connects, offers {@code name} and sends its first {@code sent} bytes (zeros), then goes silent. */
+    private Channel stalledSender(Receiver receiver, String name, int size, int sent) throws Exception {
+        Channel client = ferry.connect("tcp://127.0.0.1:" + receiver.port(), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+            }
+        }).sync().channel();
+        ByteBufAllocator alloc = client.alloc();
+        client.write(Frames.hello(alloc));
+        client.write(Frames.offer(alloc, 0, size, name));
+        client.write(Frames.start(alloc, 0, 0));
+        ByteBuf data = Frames.dataHeader(alloc, 0, sent);
+        data.writeZero(sent);
+        client.writeAndFlush(data).sync();
+        awaitFile(inbox.resolve("." + name + ".ferry-part"), sent);
+        return client;
+    }
+
+    @Test
+    void aSilentSendersFileIsTakenOverByANewSender() throws Exception {
+        Receiver receiver = receiver(true, Duration.ofMillis(500));
+        Channel stalled = stalledSender(receiver, "taken.bin", 1_000_000, 300_000);
+        Thread.sleep(600);
+        Path source = file("taken.bin", 1_000_000, 21);
+        SessionResult result = sendTo(receiver, SendPlan.of(List.of(source)));
+        assertTrue(result.ok(), result.toString());
+        assertSame(source, inbox.resolve("taken.bin"));
+        assertTrue(stalled.closeFuture().await(10, TimeUnit.SECONDS), "the silent sender's connection is ended");
+        String failure = receiver.failures.poll(10, TimeUnit.SECONDS);
+        assertTrue(failure != null && failure.contains("sent nothing for") && failure.contains("offered taken.bin"), failure);
+        assertNoPartialFiles();
+    }
+
+    @Test
+    void aSenderSilentForLessThanTheTakeoverTimeKeepsItsFile() throws Exception {
+        Receiver receiver = receiver(true, Duration.ofSeconds(60));
+        Channel stalled = stalledSender(receiver, "kept.bin", 1_000_000, 300_000);
+        SessionResult result = sendTo(receiver, SendPlan.of(List.of(file("kept.bin", 1_000_000, 22))));
+        assertFalse(result.ok());
+        String message = result.files().get(0).message();
+        assertTrue(message.contains("kept.bin is being received from another sender right now (it last sent data")
+                && message.contains("a sender silent for 60.0 s gives way"), message);
+        assertTrue(stalled.isActive(), "the first sender keeps its session");
+        assertFalse(Files.exists(inbox.resolve("kept.bin")));
+        stalled.close().sync();
+    }
+
     @Test
     void corruptedContentIsDetectedAndDiscarded() throws Exception {
         Receiver receiver = receiver(true);
@@ -339,6 +388,10 @@ class FileTransferTest {
     }
 
     private Receiver receiver(boolean overwrite) throws InterruptedException {
+        return receiver(overwrite, FileReceiveSession.DEFAULT_TAKEOVER);
+    }
+
+    private Receiver receiver(boolean overwrite, Duration takeover) throws InterruptedException {
         LinkedBlockingQueue<String> failures = new LinkedBlockingQueue<>();
         ReceiverEvents events = new ReceiverEvents() {
             @Override
@@ -353,7 +406,7 @@ class FileTransferTest {
         Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                new FileReceiveSession(inbox, overwrite, events).addTo(ch.pipeline());
+                new FileReceiveSession(inbox, overwrite, events, takeover).addTo(ch.pipeline());
             }
         }).sync().channel();
         return new Receiver(server, failures);
