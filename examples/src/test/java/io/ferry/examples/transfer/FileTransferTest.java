@@ -249,20 +249,7 @@ class FileTransferTest {
     @Test
     void aConnectionLostMidFileLeavesNoFinalFileButKeepsTheDataForResume() throws Exception {
         Receiver receiver = receiver(true);
-        Channel client = ferry.connect("tcp://127.0.0.1:" + receiver.port(), new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ReferenceCountUtil.release(msg);
-            }
-        }).sync().channel();
-        ByteBufAllocator alloc = client.alloc();
-        client.write(Frames.hello(alloc));
-        client.write(Frames.offer(alloc, 0, 1_000_000, "partial.bin"));
-        client.write(Frames.start(alloc, 0, 0));
-        ByteBuf data = Frames.dataHeader(alloc, 0, 300_000);
-        data.writeZero(300_000);
-        client.writeAndFlush(data).sync();
-        awaitFile(inbox.resolve(".partial.bin.ferry-part"), 300_000);
+        Channel client = stalledSender(receiver, "partial.bin", 1_000_000, 300_000);
         client.close().sync();
         String failure = receiver.failures.poll(10, TimeUnit.SECONDS);
         assertTrue(failure.contains("ended after 300000 of 1000000 bytes of partial.bin"), failure);
