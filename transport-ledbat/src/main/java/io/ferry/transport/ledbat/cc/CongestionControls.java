@@ -10,9 +10,13 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>Built in:
  * <ul>
- *   <li>{@value #LEDBAT} (default): RFC 6817 LEDBAT, with a slow start that ends for good as soon as
- *       the queuing delay exceeds half the target (LEDBAT++ has a similar rule), so an idle long fat
- *       path fills in a few round trips instead of thousands;</li>
+ *   <li>{@value #LEDBAT} (default): {@link LedbatPlusPlus} with its target tied to the base RTT
+ *       ({@link #LEDBAT_RTT_FRACTION} of it, at most the configured target), so it also yields to flows
+ *       such as BBR that keep their standing queue below a fixed target;</li>
+ *   <li>{@value #LEDBAT_PLUS_PLUS}: LEDBAT++ as draft-irtf-iccrg-ledbat-plus-plus specifies it, with
+ *       the configured target (60 ms by default);</li>
+ *   <li>{@value #LEDBAT_CLASSIC}: RFC 6817 LEDBAT with a slow start that ends for good as soon as the
+ *       queuing delay exceeds half the target (Ferry's default before LEDBAT++);</li>
  *   <li>{@value #LEDBAT_STRICT}: RFC 6817 LEDBAT exactly, growing at most GAIN packets per round
  *       trip from the start;</li>
  *   <li>{@value #FIXED_WINDOW}: a constant window of {@link FixedWindow#DEFAULT_PACKETS} packets and
@@ -23,6 +27,12 @@ import java.util.concurrent.ConcurrentMap;
 public final class CongestionControls {
     /** Name of the default controller. */
     public static final String LEDBAT = "ledbat";
+    /** Name of LEDBAT++ as the draft specifies it. */
+    public static final String LEDBAT_PLUS_PLUS = "ledbat++";
+    /** Name of RFC 6817 LEDBAT with a slow start. */
+    public static final String LEDBAT_CLASSIC = "ledbat-classic";
+    /** The default controller's target, as a fraction of the base RTT (at most the configured target). */
+    public static final double LEDBAT_RTT_FRACTION = 0.25;
     /** Name of LEDBAT without slow start. */
     public static final String LEDBAT_STRICT = "ledbat-strict";
     /** Name of the constant-window controller. */
@@ -31,7 +41,9 @@ public final class CongestionControls {
     private static final ConcurrentMap<String, CongestionControlFactory> FACTORIES = new ConcurrentHashMap<>();
 
     static {
-        FACTORIES.put(LEDBAT, p -> new Ledbat(p, true));
+        FACTORIES.put(LEDBAT, p -> LedbatPlusPlus.competitionAware(p, LEDBAT_RTT_FRACTION));
+        FACTORIES.put(LEDBAT_PLUS_PLUS, LedbatPlusPlus::draft);
+        FACTORIES.put(LEDBAT_CLASSIC, p -> new Ledbat(p, true));
         FACTORIES.put(LEDBAT_STRICT, p -> new Ledbat(p, false));
         FACTORIES.put(FIXED_WINDOW, p -> new FixedWindow(p, FixedWindow.DEFAULT_PACKETS));
     }

@@ -42,14 +42,12 @@ public final class Ledbat implements CongestionControl {
     private final int mss;
     private final long targetMicros;
     private final boolean slowStart;
-    private final BaseDelayHistory baseHistory = new BaseDelayHistory();
-    private final CurrentDelayFilter currentFilter = new CurrentDelayFilter();
+    private final OneWayDelay delay = new OneWayDelay();
 
     private double cwnd;
     private boolean slowStarting;
     private double ssthresh;
     private long lastReductionNanos = NEVER;
-    private long latestRttMicros = -1;
 
     /**
      * Creates a controller.
@@ -68,21 +66,18 @@ public final class Ledbat implements CongestionControl {
 
     @Override
     public String name() {
-        return slowStart ? CongestionControls.LEDBAT : CongestionControls.LEDBAT_STRICT;
+        return slowStart ? CongestionControls.LEDBAT_CLASSIC : CongestionControls.LEDBAT_STRICT;
     }
 
     @Override
     public void onDelaySample(int delayMicros32, long nowNanos) {
-        baseHistory.add(delayMicros32, nowNanos);
-        currentFilter.add(delayMicros32);
+        delay.addSample(delayMicros32, nowNanos);
     }
 
     @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
-        if (rttSampleNanos > 0) {
-            latestRttMicros = rttSampleNanos / 1000;
-        }
-        if (bytesNewlyAcked <= 0 || currentFilter.isEmpty()) {
+        delay.addRtt(rttSampleNanos / 1000);
+        if (bytesNewlyAcked <= 0 || delay.isEmpty()) {
             return;
         }
         double queuingDelay = queuingDelayMicros();
@@ -138,15 +133,11 @@ public final class Ledbat implements CongestionControl {
 
     @Override
     public long queuingDelayMicros() {
-        if (currentFilter.isEmpty()) {
-            return -1;
-        }
-        long queuing = Math.max(0, currentFilter.value() - baseHistory.base());
-        return latestRttMicros > 0 ? Math.min(queuing, latestRttMicros) : queuing;
+        return delay.queuingMicros();
     }
 
     @Override
     public long baseDelayMicros() {
-        return baseHistory.isEmpty() ? -1 : Integer.toUnsignedLong(baseHistory.base());
+        return delay.baseMicros();
     }
 }

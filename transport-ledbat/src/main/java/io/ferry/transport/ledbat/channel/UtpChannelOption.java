@@ -12,7 +12,7 @@ import java.time.Duration;
  */
 public final class UtpChannelOption<T> extends ChannelOption<T> {
 
-    /** LEDBAT's target queuing delay (default 100 ms, RFC 6817's upper bound). */
+    /** The LEDBAT controllers' target queuing delay (default 60 ms, LEDBAT++'s; at most 100 ms, RFC 6817's bound). */
     public static final UtpChannelOption<Duration> TARGET_DELAY = new UtpChannelOption<>("TARGET_DELAY");
 
     /** How long a connection may receive nothing before it fails (default 60 s; keep-alives prevent it on idle links). */

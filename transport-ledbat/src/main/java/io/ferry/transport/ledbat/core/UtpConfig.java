@@ -17,7 +17,7 @@ import java.util.Objects;
  *   <tr><td>packetSize</td><td>1400 bytes</td><td>{@value #MIN_PACKET_SIZE}..{@value #MAX_PACKET_SIZE}</td></tr>
  *   <tr><td>sendBufferSize</td><td>4 MiB</td><td>{@value #MIN_BUFFER_SIZE}..{@value #MAX_BUFFER_SIZE}</td></tr>
  *   <tr><td>receiveBufferSize</td><td>4 MiB</td><td>max(packetSize, {@value #MIN_BUFFER_SIZE})..{@value #MAX_BUFFER_SIZE}</td></tr>
- *   <tr><td>targetDelay</td><td>100 ms</td><td>1 ms..100 ms (RFC 6817 caps TARGET at 100 ms)</td></tr>
+ *   <tr><td>targetDelay</td><td>60 ms (LEDBAT++)</td><td>1 ms..100 ms (RFC 6817 caps TARGET at 100 ms)</td></tr>
  *   <tr><td>congestionControl</td><td>"ledbat"</td><td>a name registered in {@link CongestionControls}</td></tr>
  *   <tr><td>minRto</td><td>500 ms</td><td>1 ms..60 s</td></tr>
  *   <tr><td>maxRto</td><td>10 s (or minRto if larger)</td><td>minRto..10 min</td></tr>
@@ -196,7 +196,7 @@ public final class UtpConfig {
         private int packetSize = 1400;
         private int sendBufferSize = 4 * 1024 * 1024;
         private int receiveBufferSize = 4 * 1024 * 1024;
-        private long targetDelayNanos = Duration.ofMillis(100).toNanos();
+        private long targetDelayNanos = Duration.ofMillis(60).toNanos();
         private String congestionControl = CongestionControls.LEDBAT;
         private long minRtoNanos = Duration.ofMillis(500).toNanos();
         /**

@@ -18,7 +18,7 @@ class UtpConfigTest {
         assertEquals(1380, c.maxPayloadSize());
         assertEquals(4 * 1024 * 1024, c.sendBufferSize());
         assertEquals(4 * 1024 * 1024, c.receiveBufferSize());
-        assertEquals(Duration.ofMillis(100).toNanos(), c.targetDelayNanos());
+        assertEquals(Duration.ofMillis(60).toNanos(), c.targetDelayNanos());
         assertEquals("ledbat", c.congestionControl());
         assertEquals(Duration.ofMillis(500).toNanos(), c.minRtoNanos());
         assertEquals(10, c.maxRetransmits());

@@ -1,0 +1,373 @@
+package io.ferry.transport.ledbat.cc;
+
+/**
+ * LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus, revision 06), with one-way delay measured by uTP's
+ * timestamps instead of the draft's round-trip times, and an optional target tied to the base RTT
+ * that makes it yield to flows which keep a standing queue below a fixed target (BBR).
+ *
+ * <ul>
+ *   <li><b>Delay</b>: {@code queuing = current - base} of the one-way delay ({@link OneWayDelay}).</li>
+ *   <li><b>Dynamic GAIN</b>: {@code GAIN = 1 / min(16, ceil(2 * TARGET / base_rtt))} with
+ *       {@code base_rtt} the minimum RTT seen over ten minutes, so that flows on short paths grow no
+ *       faster per second than flows on long ones.</li>
+ *   <li><b>Slow start</b>: from two packets, {@code cwnd += GAIN * bytes_acked}, left for good when the
+ *       queuing delay exceeds 3/4 of the target, on loss, or on a timeout.</li>
+ *   <li><b>Congestion avoidance</b>, per round trip: below the target {@code W += GAIN}; above it
+ *       {@code W += max(GAIN - W * (delay / TARGET - 1), -W / 2)} (the draft's constant C = 1), so the
+ *       window halves at most once per round trip instead of RFC 6817's one packet.</li>
+ *   <li><b>Periodic slowdown</b>: two round trips after the initial slow start ends, and then nine
+ *       times the length of the previous slowdown after it ended, the window drops to two packets for
+ *       two round trips ({@code ssthresh} keeps the old window) and slow start brings it back. The queue
+ *       drains, so every flow sharing it re-learns the true base delay (the latecomer's advantage goes),
+ *       at a cost of about a tenth of the throughput in the worst case.</li>
+ *   <li>Loss halves the window at most once per round trip; a timeout collapses it to one packet and
+ *       slow start runs again up to half of what it was, as in TCP.</li>
+ * </ul>
+ *
+ * <p><b>Ferry's default</b> ({@link #competitionAware}, registered as {@code ledbat}) changes five things,
+ * each chosen by measurement on the emulated 100 Mbit/s link (see the module README):
+ * <ol>
+ *   <li><b>A target tied to the base RTT</b>: {@code min(TARGET, max(5 ms, rttFraction * base_rtt))},
+ *       a quarter of the base RTT by default. A fixed target fails against a flow that keeps its own
+ *       standing queue below it: BBR v1 caps its data in flight at twice its bandwidth-delay product, so
+ *       the queue it holds against a competitor is about one base RTT (20 ms on a 20 ms path), and
+ *       LEDBAT++ with its 60 ms target never backs off. A quarter of the base RTT is enough queue to keep
+ *       the link busy and well below what BBR keeps; a loss-based flow arriving is noticed as soon as its
+ *       queue passes that small target, not only at 60 ms.</li>
+ *   <li><b>A decrease sized to its own excess, and a hard one for someone else's</b>: above the target
+ *       the window shrinks per round trip by {@code W * (delay - TARGET) / RTT}, which removes its own
+ *       excess in about one round trip (the draft's {@code W * (delay / TARGET - 1)} assumes a target
+ *       large against the RTT and would cut RTT/TARGET times too deep, leaving the link idle while
+ *       GAIN-sized steps climb back). A queue that still stands more than a quarter above the target
+ *       through {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each) is someone
+ *       else's: the window then halves per round trip until the queue is back below the target (TCP-LP's
+ *       reaction to early congestion). Decreases are spread over the acknowledgements of one flight.</li>
+ *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
+ *       below a quarter of the target, the link is not full and the window grows by an eighth per round
+ *       trip rather than by GAIN packets.</li>
+ *   <li><b>Slow starts that ignore their own bursts</b>: they end when the queue that stood through a
+ *       round trip exceeds 3/4 of the target (or any sample exceeds 3/4 of the configured target), not
+ *       on one sample above a target of a few milliseconds.</li>
+ *   <li><b>Cheaper slowdowns</b>: a slowdown ends as soon as, after one round trip, the queuing delay
+ *       reads (nearly) zero (the queue drained, so the base delay is true; one that finds someone else's
+ *       queue lasts the draft's two round trips); the window regrows by doubling, as TCP regrows to
+ *       {@code ssthresh}, to the window that held the target queue ({@code W * (base_rtt + TARGET) /
+ *       srtt}) rather than to one a slow start had overshot with; and the slowdowns come
+ *       {@value #QUICK_SLOWDOWN_INTERVAL_FACTOR} (not 9) slowdown lengths apart: the initial one already
+ *       lets a latecomer learn the true base delay, later ones only keep it fresh. A lone flow's link use
+ *       on the emulated 20 ms path goes from about 90 % to 97 %.</li>
+ * </ol>
+ */
+public final class LedbatPlusPlus implements CongestionControl {
+    /** Smallest window, in packets (RFC 6817 MIN_CWND; also the window of a slowdown). */
+    static final int MIN_CWND = 2;
+    /** Initial window, in packets. */
+    static final int INIT_CWND = 2;
+    /** Largest divisor of the dynamic GAIN. */
+    static final int MAX_GAIN_DIVISOR = 16;
+    /** Slow start ends when the queuing delay exceeds this fraction of the target. */
+    static final double SLOW_START_EXIT_FRACTION = 0.75;
+    /** The draft's multiplicative-decrease constant C. */
+    static final double DECREASE_CONSTANT = 1.0;
+    /** Round trips a slowdown holds the window at its minimum. */
+    static final int SLOWDOWN_RTTS = 2;
+    /** Round trips after the initial slow start before the first slowdown. */
+    static final int INITIAL_SLOWDOWN_DELAY_RTTS = 2;
+    /** The draft's spacing: the next slowdown starts this many slowdown lengths after the previous one ended. */
+    static final int SLOWDOWN_INTERVAL_FACTOR = 9;
+    /**
+     * The spacing of {@link #competitionAware}'s slowdowns: they only refresh the base delay once the
+     * initial one has let a latecomer learn it, so a cost of about 3 % rather than 10 % is enough.
+     */
+    static final int QUICK_SLOWDOWN_INTERVAL_FACTOR = 30;
+    /**
+     * Round trips through which a queue above the target must stand, despite {@link #competitionAware}'s
+     * own decrease, before it is taken for a competitor's and the window halves per round trip.
+     */
+    static final int COMPETITION_ROUNDS = 2;
+    /** How far above the target that queue must stand: hovering at the target is this flow's own doing. */
+    static final double COMPETITION_MARGIN = 1.25;
+    /** The smallest target the RTT-tied rule uses: below it, timer and scheduling noise dominate. */
+    static final long MIN_ADAPTIVE_TARGET_MICROS = 5_000;
+
+    /** Below this fraction of the target, a queue that stood through a round trip means the link is not full. */
+    static final double STILL_EMPTY_FRACTION = 0.25;
+    /** {@link #competitionAware}'s growth per round trip, as a fraction of the window, while the link is not full. */
+    static final double EMPTY_GROWTH = 0.125;
+    /** A quick slowdown ends when the queuing delay is at most this, or {@link #DRAINED_FRACTION} of the target. */
+    static final long DRAINED_MICROS = 1_000;
+    /** See {@link #DRAINED_MICROS}. */
+    static final double DRAINED_FRACTION = 0.125;
+
+    private static final long NEVER = Long.MIN_VALUE;
+
+    private enum Phase { SLOW_START, AVOIDANCE, SLOWDOWN, REGROWTH }
+
+    private final String name;
+    private final int mss;
+    private final long targetMicros;
+    private final double rttFraction;
+    private final boolean quickSlowdowns;
+    private final OneWayDelay delay = new OneWayDelay();
+    private final BaseDelayHistory minRtt = new BaseDelayHistory();
+
+    private double cwnd;
+    private double ssthresh = Double.MAX_VALUE;
+    private Phase phase = Phase.SLOW_START;
+    private long smoothedRttMicros = -1;
+    private long lastReductionNanos = NEVER;
+    private long slowdownStartNanos = NEVER;
+    private long nextSlowdownNanos = NEVER;
+    private long slowdowns;
+    private long roundStartNanos = NEVER;
+    private long roundMinQueueMicros = Long.MAX_VALUE;
+    private long standingQueueMicros;
+    private int roundsAboveTarget;
+    private boolean yielding;
+
+    private LedbatPlusPlus(String name, CongestionParameters parameters, double rttFraction, boolean quickSlowdowns) {
+        if (rttFraction < 0 || rttFraction > 1) {
+            throw new IllegalArgumentException("rttFraction must be in 0..1, was " + rttFraction);
+        }
+        this.name = name;
+        this.mss = parameters.maxPayloadBytes();
+        this.targetMicros = parameters.targetDelayMicros();
+        this.rttFraction = rttFraction;
+        this.quickSlowdowns = quickSlowdowns;
+        this.cwnd = (double) INIT_CWND * mss;
+    }
+
+    /** LEDBAT++ as the draft specifies it, registered as {@value CongestionControls#LEDBAT_PLUS_PLUS}. */
+    public static LedbatPlusPlus draft(CongestionParameters parameters) {
+        return new LedbatPlusPlus(CongestionControls.LEDBAT_PLUS_PLUS, parameters, 0, false);
+    }
+
+    /**
+     * Ferry's default, registered as {@value CongestionControls#LEDBAT}: LEDBAT++ with the target tied to
+     * {@code rttFraction} of the base RTT and cheaper slowdowns (see the class description).
+     */
+    public static LedbatPlusPlus competitionAware(CongestionParameters parameters, double rttFraction) {
+        return new LedbatPlusPlus(CongestionControls.LEDBAT, parameters, rttFraction, true);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void onDelaySample(int delayMicros32, long nowNanos) {
+        delay.addSample(delayMicros32, nowNanos);
+    }
+
+    @Override
+    public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
+        if (rttSampleNanos > 0) {
+            noteRtt(rttSampleNanos / 1000, nowNanos);
+        }
+        if (bytesNewlyAcked <= 0 || delay.isEmpty()) {
+            return;
+        }
+        double target = effectiveTargetMicros();
+        noteStandingQueue(delay.queuingMicros(), nowNanos);
+        if (phase == Phase.SLOWDOWN) {
+            long elapsed = nowNanos - slowdownStartNanos;
+            boolean drained = quickSlowdowns && elapsed >= rttNanos()
+                    && delay.queuingMicros() <= Math.max(DRAINED_MICROS, target * DRAINED_FRACTION);
+            if (drained || elapsed >= SLOWDOWN_RTTS * rttNanos()) {
+                phase = Phase.REGROWTH;
+            }
+            return;
+        }
+        double queuing = delay.queuingMicros();
+        double before = cwnd;
+        double cap;
+        if (phase == Phase.SLOW_START || phase == Phase.REGROWTH) {
+            // the draft reacts to every filtered sample; the default to the queue that stood through the
+            // last round trip (a burst of its own paced slow start is no reason to stop), or to a sample
+            // above what would end the draft's slow start
+            boolean exit = quickSlowdowns
+                    ? standingQueueMicros > SLOW_START_EXIT_FRACTION * target || queuing > SLOW_START_EXIT_FRACTION * targetMicros
+                    : queuing > SLOW_START_EXIT_FRACTION * target;
+            if (exit) {
+                endSlowStart(nowNanos);
+                return;
+            }
+            cwnd += (phase == Phase.REGROWTH && quickSlowdowns ? 1.0 : gain()) * bytesNewlyAcked;
+            cap = Math.max(before, (double) bytesInFlightBeforeAck + Math.max(bytesNewlyAcked, mss));
+            if (cwnd >= ssthresh) {
+                cwnd = Math.max(before, ssthresh);
+                endSlowStart(nowNanos);
+            }
+        } else {
+            if (nextSlowdownNanos != NEVER && nowNanos >= nextSlowdownNanos) {
+                startSlowdown(nowNanos);
+                return;
+            }
+            double packets = cwnd / mss;
+            double perRtt;
+            if (!quickSlowdowns) {
+                perRtt = queuing <= target ? gain()
+                        : Math.max(gain() - DECREASE_CONSTANT * packets * (queuing / target - 1), -packets / 2);
+                cwnd += perRtt * mss * bytesNewlyAcked / cwnd;
+            } else {
+                if (queuing <= target) {
+                    // a queue that stood below a quarter of the target through the last round trip means
+                    // the link is not full: grow by an eighth per round trip rather than by GAIN
+                    perRtt = standingQueueMicros < target * STILL_EMPTY_FRACTION ? Math.max(gain(), packets * EMPTY_GROWTH) : gain();
+                } else if (yielding) {
+                    // a queue above the target that stood through round trips of our own decrease is
+                    // someone else's: halve per round trip, as far as the draft ever goes, until the
+                    // queue is back below the target
+                    perRtt = -packets / 2;
+                } else {
+                    // remove our own excess in about one round trip (the draft's (delay / TARGET - 1) cuts
+                    // RTT / TARGET times deeper, far below the path's capacity when TARGET is small)
+                    perRtt = Math.max(gain() - DECREASE_CONSTANT * packets * (queuing - target) / (rttNanos() / 1000.0), -packets / 2);
+                }
+                // spread over the acknowledgements of one round trip: those of the whole flight, which
+                // after a decrease is larger than the window
+                cwnd += perRtt * mss * bytesNewlyAcked / Math.max(cwnd, bytesInFlightBeforeAck);
+            }
+            cap = Math.max(before, (double) bytesInFlightBeforeAck + mss);
+        }
+        cwnd = Math.max(Math.min(cwnd, cap), (double) MIN_CWND * mss);
+    }
+
+    /** Keeps the smallest queuing delay of each round trip: the queue that stood through it. */
+    private void noteStandingQueue(long queuingMicros, long nowNanos) {
+        if (roundStartNanos == NEVER) {
+            roundStartNanos = nowNanos;
+        }
+        roundMinQueueMicros = Math.min(roundMinQueueMicros, queuingMicros);
+        if (nowNanos - roundStartNanos >= rttNanos()) {
+            standingQueueMicros = roundMinQueueMicros;
+            // counted in congestion avoidance only: a slow start's own overshoot is no competitor
+            roundsAboveTarget = phase == Phase.AVOIDANCE && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
+                    ? roundsAboveTarget + 1 : 0;
+            if (roundsAboveTarget >= COMPETITION_ROUNDS) {
+                yielding = true;
+            } else if (standingQueueMicros <= effectiveTargetMicros()) {
+                yielding = false;
+            }
+            roundMinQueueMicros = Long.MAX_VALUE;
+            roundStartNanos = nowNanos;
+        }
+    }
+
+    private void noteRtt(long rttMicros, long nowNanos) {
+        delay.addRtt(rttMicros);
+        minRtt.add((int) Math.min(rttMicros, Integer.MAX_VALUE), nowNanos);
+        smoothedRttMicros = smoothedRttMicros < 0 ? rttMicros : (7 * smoothedRttMicros + rttMicros) / 8;
+    }
+
+    private void endSlowStart(long nowNanos) {
+        Phase was = phase;
+        phase = Phase.AVOIDANCE;
+        if (was == Phase.REGROWTH) {
+            long length = Math.max(nowNanos - slowdownStartNanos, rttNanos());
+            nextSlowdownNanos = nowNanos + (quickSlowdowns ? QUICK_SLOWDOWN_INTERVAL_FACTOR : SLOWDOWN_INTERVAL_FACTOR) * length;
+        } else if (nextSlowdownNanos == NEVER) {
+            nextSlowdownNanos = nowNanos + INITIAL_SLOWDOWN_DELAY_RTTS * rttNanos();
+        }
+    }
+
+    private void startSlowdown(long nowNanos) {
+        ssthresh = cwnd;
+        if (quickSlowdowns && minRtt.base() > 0 && smoothedRttMicros > 0) {
+            // regrow to the window that holds the target queue, not to one a slow start overshot with
+            double fits = cwnd * (minRtt.base() + effectiveTargetMicros()) / (double) smoothedRttMicros;
+            ssthresh = Math.max((double) MIN_CWND * mss, Math.min(cwnd, fits));
+        }
+        cwnd = (double) MIN_CWND * mss;
+        phase = Phase.SLOWDOWN;
+        slowdownStartNanos = nowNanos;
+        nextSlowdownNanos = NEVER;
+        slowdowns++;
+    }
+
+    @Override
+    public boolean onLoss(long nowNanos, long smoothedRttNanos) {
+        if (phase == Phase.SLOWDOWN) {
+            return false;
+        }
+        if (lastReductionNanos != NEVER && smoothedRttNanos > 0 && nowNanos - lastReductionNanos < smoothedRttNanos) {
+            return false;
+        }
+        cwnd = Math.max(cwnd / 2, (double) MIN_CWND * mss);
+        lastReductionNanos = nowNanos;
+        if (phase != Phase.AVOIDANCE) {
+            endSlowStart(nowNanos);
+        }
+        return true;
+    }
+
+    @Override
+    public void onTimeout(long nowNanos) {
+        if (phase == Phase.SLOWDOWN) {
+            phase = Phase.REGROWTH;
+        } else {
+            ssthresh = Math.max(cwnd / 2, (double) MIN_CWND * mss);
+            if (phase == Phase.AVOIDANCE) {
+                // regrow to half the window; the slowdown schedule carries on from the regrowth's end
+                slowdownStartNanos = nowNanos;
+                phase = Phase.REGROWTH;
+            }
+        }
+        cwnd = mss;
+        lastReductionNanos = nowNanos;
+    }
+
+    @Override
+    public long cwndBytes() {
+        return (long) cwnd;
+    }
+
+    @Override
+    public boolean inSlowStart() {
+        return phase == Phase.SLOW_START || phase == Phase.REGROWTH;
+    }
+
+    @Override
+    public long queuingDelayMicros() {
+        return delay.queuingMicros();
+    }
+
+    @Override
+    public long baseDelayMicros() {
+        return delay.baseMicros();
+    }
+
+    /** The target in force: the configured one, or less when tied to the base RTT. */
+    long effectiveTargetMicros() {
+        if (rttFraction == 0 || minRtt.isEmpty()) {
+            return targetMicros;
+        }
+        long tied = Math.max(MIN_ADAPTIVE_TARGET_MICROS, (long) (rttFraction * minRtt.base()));
+        return Math.min(targetMicros, tied);
+    }
+
+    /** The dynamic GAIN of the draft, from the configured target and the base RTT. */
+    double gain() {
+        if (minRtt.isEmpty()) {
+            return 1.0 / MAX_GAIN_DIVISOR;
+        }
+        long base = Math.max(1, minRtt.base());
+        long divisor = Math.min(MAX_GAIN_DIVISOR, (2 * targetMicros + base - 1) / base);
+        return 1.0 / Math.max(1, divisor);
+    }
+
+    /** Whether a slowdown is holding the window at its minimum now. */
+    boolean inSlowdown() {
+        return phase == Phase.SLOWDOWN;
+    }
+
+    /** How many slowdowns began so far. */
+    long slowdowns() {
+        return slowdowns;
+    }
+
+    private long rttNanos() {
+        return smoothedRttMicros > 0 ? smoothedRttMicros * 1000 : 100_000_000L;
+    }
+}

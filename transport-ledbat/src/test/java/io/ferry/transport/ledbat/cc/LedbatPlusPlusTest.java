@@ -1,0 +1,274 @@
+package io.ferry.transport.ledbat.cc;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LedbatPlusPlusTest {
+    private static final int MSS = 1000;
+    private static final long TARGET_MICROS = 60_000;
+    private static final int BASE = 0x7000_0000;
+    private static final long MS = 1_000_000L;
+
+    private final CongestionParameters params = new CongestionParameters(MSS, TARGET_MICROS);
+
+    private static LedbatPlusPlus draft(CongestionParameters p) {
+        return LedbatPlusPlus.draft(p);
+    }
+
+    private static LedbatPlusPlus tied(CongestionParameters p) {
+        return LedbatPlusPlus.competitionAware(p, CongestionControls.LEDBAT_RTT_FRACTION);
+    }
+
+    /**
+     * Acknowledges one window of a window-limited flow, packet by packet, each ACK seeing
+     * {@code queuingMicros} of queue on top of a base round trip of {@code rttNanos}; returns the time
+     * after it.
+     */
+    private static long ackOneWindow(LedbatPlusPlus cc, long now, long queuingMicros, long rttNanos) {
+        long cwnd = cc.cwndBytes();
+        long acked = 0;
+        long step = rttNanos / Math.max(1, cwnd / MSS);
+        while (acked < cwnd) {
+            cc.onDelaySample(BASE + (int) queuingMicros, now);
+            cc.onAck(MSS, cc.cwndBytes(), rttNanos + queuingMicros * 1000, now);
+            acked += MSS;
+            now += step;
+        }
+        return now;
+    }
+
+    /** Runs slow start on an empty queue until the window reaches {@code packets}, then builds a queue to end it. */
+    private static long grownTo(LedbatPlusPlus cc, int packets, long rttNanos) {
+        long now = 0;
+        cc.onDelaySample(BASE, now);
+        while (cc.cwndBytes() < (long) packets * MSS) {
+            now = ackOneWindow(cc, now, 0, rttNanos);
+        }
+        cc.onDelaySample(BASE + 50_000, now);
+        cc.onDelaySample(BASE + 50_000, now);
+        cc.onDelaySample(BASE + 50_000, now);
+        cc.onDelaySample(BASE + 50_000, now);
+        cc.onAck(MSS, cc.cwndBytes(), rttNanos + 50 * MS, now);
+        assertFalse(cc.inSlowStart(), "a queue above 3/4 of the target ends slow start");
+        return now;
+    }
+
+    /** Lets the initial slowdown pass and the window regrow; the next slowdown is then many RTTs away. */
+    private static long pastTheFirstSlowdown(LedbatPlusPlus cc, long now, long rttNanos) {
+        while (cc.slowdowns() == 0 || cc.inSlowdown() || cc.inSlowStart()) {
+            now = ackOneWindow(cc, now, 0, rttNanos);
+        }
+        return now;
+    }
+
+    @Test
+    void gainFollowsTheBaseRttAsTheDraftSays() {
+        long[][] cases = {{20, 6}, {100, 2}, {120, 1}, {200, 1}, {1, 16}, {7, 16}, {8, 15}};
+        for (long[] c : cases) {
+            LedbatPlusPlus cc = draft(params);
+            cc.onAck(MSS, 2L * MSS, c[0] * MS, 0);
+            assertEquals(1.0 / c[1], cc.gain(), 1e-9, "GAIN at a base RTT of " + c[0] + " ms");
+        }
+    }
+
+    @Test
+    void slowStartGrowsByGainTimesAckedAndEndsAtThreeQuartersOfTheTarget() {
+        LedbatPlusPlus cc = draft(params);
+        long now = 0;
+        cc.onDelaySample(BASE, now);
+        long before = cc.cwndBytes();
+        now = ackOneWindow(cc, now, 0, 100 * MS);
+        // GAIN = 1/2 at 100 ms: the window grows by half of what was acknowledged
+        assertEquals(before + before / 2, cc.cwndBytes(), MSS / 2.0);
+        assertTrue(cc.inSlowStart());
+        now = ackOneWindow(cc, now, (long) (0.7 * TARGET_MICROS), 100 * MS);
+        assertTrue(cc.inSlowStart(), "0.7 of the target is still below the exit");
+        ackOneWindow(cc, now, (long) (0.8 * TARGET_MICROS), 100 * MS);
+        assertFalse(cc.inSlowStart(), "0.8 of the target ends slow start");
+    }
+
+    @Test
+    void belowTheTargetTheWindowGrowsByGainPacketsPerRtt() {
+        LedbatPlusPlus cc = draft(params);
+        long now = pastTheFirstSlowdown(cc, grownTo(cc, 40, 100 * MS), 100 * MS);
+        for (int i = 0; i < 20; i++) {
+            long before = cc.cwndBytes();
+            now = ackOneWindow(cc, now, 10_000, 100 * MS);
+            long growth = cc.cwndBytes() - before;
+            assertTrue(growth >= 0 && growth <= 0.55 * MSS, "grew " + growth + " bytes in one RTT with GAIN 1/2");
+        }
+    }
+
+    @Test
+    void aboveTheTargetTheWindowNeverGrowsAndShrinksAtMostByHalfPerRtt() {
+        LedbatPlusPlus cc = draft(params);
+        long now = pastTheFirstSlowdown(cc, grownTo(cc, 200, 100 * MS), 100 * MS);
+        long[] queues = {61_000, 70_000, 90_000, 180_000, 600_000};
+        for (long q : queues) {
+            long before = cc.cwndBytes();
+            now = ackOneWindow(cc, now, q, 100 * MS);
+            long after = cc.cwndBytes();
+            assertTrue(after <= before, "grew from " + before + " to " + after + " with " + q / 1000 + " ms of queue");
+            assertTrue(after >= before / 2 - MSS, "shrank from " + before + " to " + after + " in one RTT");
+        }
+        for (int i = 0; i < 10; i++) {
+            now = ackOneWindow(cc, now, 600_000, 100 * MS);
+        }
+        assertEquals(2L * MSS, cc.cwndBytes(), "a standing queue ten times the target drives it to the minimum");
+    }
+
+    @Test
+    void multiplicativeDecreaseHalvesPerRttFarAboveTheTarget() {
+        LedbatPlusPlus cc = draft(params);
+        long now = pastTheFirstSlowdown(cc, grownTo(cc, 400, 20 * MS), 20 * MS);
+        long before = cc.cwndBytes();
+        ackOneWindow(cc, now, 3 * TARGET_MICROS, 20 * MS);
+        double ratio = (double) cc.cwndBytes() / before;
+        // RFC 6817 would take off at most 2 packets here; LEDBAT++ takes off up to half per round trip
+        assertTrue(ratio < 0.65 && ratio > 0.45, "one RTT at three times the target kept " + ratio + " of the window");
+    }
+
+    @Test
+    void periodicSlowdownsHoldTwoPacketsForTwoRttsAndRecurNineTimesTheirLengthLater() {
+        LedbatPlusPlus cc = draft(params);
+        long rtt = 50 * MS;
+        long now = grownTo(cc, 100, rtt);
+        long exitedAt = now;
+        long window = cc.cwndBytes();
+        while (!cc.inSlowdown()) {
+            now = ackOneWindow(cc, now, 20_000, rtt);
+        }
+        long firstStart = now;
+        assertTrue(firstStart - exitedAt >= 2 * rtt && firstStart - exitedAt <= 4 * rtt,
+                "the initial slowdown starts two RTTs after slow start, began after " + (firstStart - exitedAt) / MS + " ms");
+        assertEquals(2L * MSS, cc.cwndBytes());
+        while (cc.inSlowdown()) {
+            assertEquals(2L * MSS, cc.cwndBytes(), "the window stays at two packets during the slowdown");
+            now = ackOneWindow(cc, now, 0, rtt);
+        }
+        assertTrue(now - firstStart >= 2 * rtt, "the slowdown lasts two RTTs");
+        while (cc.inSlowStart()) {
+            now = ackOneWindow(cc, now, 0, rtt);
+        }
+        long regrownAt = now;
+        assertTrue(cc.cwndBytes() >= window - 2 * MSS, "slow start brings the window back: " + cc.cwndBytes() + " of " + window);
+        long slowdownLength = regrownAt - firstStart;
+        while (!cc.inSlowdown()) {
+            now = ackOneWindow(cc, now, 20_000, rtt);
+        }
+        long gap = now - regrownAt;
+        // both ends are seen at the end of a window, so each may be one RTT late: ±9 RTTs on nine lengths
+        assertTrue(gap >= 9 * (slowdownLength - rtt) - rtt && gap <= 9 * (slowdownLength + rtt) + rtt,
+                "next slowdown " + gap / MS + " ms after the last one ended; it lasted " + slowdownLength / MS + " ms");
+        assertEquals(2, cc.slowdowns());
+    }
+
+    @Test
+    void theDefaultEndsASlowdownOnceTheQueueDrainedAndRegrowsByDoubling() {
+        LedbatPlusPlus cc = tied(params);
+        long rtt = 50 * MS;
+        cc.onAck(MSS, 2L * MSS, 40 * MS, 0);
+        long now = grownTo(cc, 100, rtt);
+        long window = cc.cwndBytes();
+        while (!cc.inSlowdown()) {
+            now = ackOneWindow(cc, now, 5_000, rtt);
+        }
+        long start = now;
+        now = ackOneWindow(cc, now, 5_000, rtt);
+        assertTrue(cc.inSlowdown(), "a queue still there keeps the slowdown going");
+        now = ackOneWindow(cc, now, 0, rtt);
+        assertFalse(cc.inSlowdown(), "a drained queue ends it after one round trip");
+        assertTrue(now - start <= 2 * rtt + MS);
+        int rtts = 0;
+        while (cc.inSlowStart()) {
+            // a queue that is there but below the exit: the regrowth stops at the old window
+            now = ackOneWindow(cc, now, 4_000, rtt);
+            rtts++;
+        }
+        assertTrue(cc.cwndBytes() >= window - 2 * MSS, "back to " + cc.cwndBytes() + " of " + window);
+        assertTrue(rtts <= 7, "doubling from 2 to 100 packets takes about six round trips, took " + rtts);
+    }
+
+    @Test
+    void theDefaultGrowsByAnEighthPerRttWhileTheQueueStaysEmptyAndByGainOtherwise() {
+        LedbatPlusPlus cc = tied(params);
+        long rtt = 40 * MS;
+        cc.onAck(MSS, 2L * MSS, rtt, 0);
+        // target 10 ms: a standing queue below 2.5 ms means the link is not full
+        long now = pastTheFirstSlowdown(cc, grownTo(cc, 50, rtt), rtt);
+        now = ackOneWindow(cc, now, 0, rtt);
+        long before = cc.cwndBytes();
+        now = ackOneWindow(cc, now, 0, rtt);
+        double growth = (double) cc.cwndBytes() / before;
+        assertTrue(growth > 1.10 && growth < 1.14, "an empty queue: grew by " + growth + " in one RTT");
+        now = ackOneWindow(cc, now, 6_000, rtt);
+        now = ackOneWindow(cc, now, 6_000, rtt);
+        before = cc.cwndBytes();
+        ackOneWindow(cc, now, 6_000, rtt);
+        long step = cc.cwndBytes() - before;
+        assertTrue(step >= 0 && step <= 0.55 * MSS, "a queue below the target: grew by " + step + " bytes, GAIN is 1/2 at 40 ms");
+    }
+
+    @Test
+    void theDefaultTargetIsAQuarterOfTheBaseRttWithinItsBounds() {
+        LedbatPlusPlus tied = tied(params);
+        assertEquals(TARGET_MICROS, tied.effectiveTargetMicros(), "before any RTT sample the configured target holds");
+        tied.onAck(MSS, 2L * MSS, 100 * MS, 0);
+        assertEquals(25_000, tied.effectiveTargetMicros());
+        tied.onAck(MSS, 2L * MSS, 12 * MS, 1);
+        assertEquals(LedbatPlusPlus.MIN_ADAPTIVE_TARGET_MICROS, tied.effectiveTargetMicros(), "never below the floor");
+        LedbatPlusPlus longPath = tied(params);
+        longPath.onAck(MSS, 2L * MSS, 300 * MS, 0);
+        assertEquals(TARGET_MICROS, longPath.effectiveTargetMicros(), "never above the configured target");
+        assertEquals(TARGET_MICROS, draft(params).effectiveTargetMicros());
+    }
+
+    @Test
+    void aStandingQueueBelowTheDraftTargetMakesTheDefaultYieldButNotTheDraft() {
+        // what BBR leaves on a 20 ms path: about one base RTT of queue, below LEDBAT++'s 60 ms
+        long rtt = 40 * MS;
+        LedbatPlusPlus tied = tied(params);
+        LedbatPlusPlus plain = draft(params);
+        tied.onAck(MSS, 2L * MSS, 20 * MS, 0);
+        plain.onAck(MSS, 2L * MSS, 20 * MS, 0);
+        long t = grownTo(tied, 150, rtt);
+        long p = grownTo(plain, 150, rtt);
+        long plainBefore = plain.cwndBytes();
+        long tiedLargest = 0;
+        long plainSmallest = Long.MAX_VALUE;
+        for (int i = 0; i < 40; i++) {
+            t = ackOneWindow(tied, t, 20_000, rtt);
+            p = ackOneWindow(plain, p, 20_000, rtt);
+            if (i >= 10 && !tied.inSlowStart() && !tied.inSlowdown()) {
+                tiedLargest = Math.max(tiedLargest, tied.cwndBytes());
+            }
+            if (!plain.inSlowStart() && !plain.inSlowdown()) {
+                plainSmallest = Math.min(plainSmallest, plain.cwndBytes());
+            }
+        }
+        assertEquals(2L * MSS, tiedLargest, "the default backs off to the minimum and stays there");
+        assertTrue(plainSmallest >= plainBefore, "the draft never backs off below the target: " + plainSmallest);
+    }
+
+    @Test
+    void lossHalvesOncePerRttAndTimeoutRegrowsToHalf() {
+        LedbatPlusPlus cc = draft(params);
+        long now = pastTheFirstSlowdown(cc, grownTo(cc, 100, 100 * MS), 100 * MS);
+        long w = cc.cwndBytes();
+        assertTrue(cc.onLoss(now, 100 * MS));
+        assertEquals(w / 2, cc.cwndBytes(), 1);
+        assertFalse(cc.onLoss(now + 50 * MS, 100 * MS), "one reduction per RTT");
+        long half = cc.cwndBytes();
+        cc.onTimeout(now + 200 * MS);
+        assertEquals(MSS, cc.cwndBytes());
+        assertTrue(cc.inSlowStart());
+        now += 200 * MS;
+        while (cc.inSlowStart()) {
+            now = ackOneWindow(cc, now, 0, 100 * MS);
+        }
+        assertEquals(half / 2, cc.cwndBytes(), MSS, "slow start after a timeout stops at half the window");
+    }
+}
