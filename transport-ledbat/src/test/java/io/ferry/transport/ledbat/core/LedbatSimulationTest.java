@@ -7,6 +7,7 @@ import io.ferry.transport.ledbat.sim.TrackingAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +23,7 @@ class LedbatSimulationTest {
     private static final long SECOND = 1_000 * MS;
     private static final long RATE = 1_250_000L; // 10 Mbit/s in bytes per second
     private static final long ONE_WAY = 25 * MS;
+    /** The target RFC 6817's controllers are given in these tests. */
     private static final long TARGET = 100 * MS;
 
     private final TrackingAllocator alloc = new TrackingAllocator();
@@ -40,7 +42,8 @@ class LedbatSimulationTest {
     }
 
     private SimPair bottleneck(String controller, LinkParams forward) {
-        UtpConfig config = UtpConfig.builder().allocator(alloc).congestionControl(controller).build();
+        UtpConfig config = UtpConfig.builder().allocator(alloc).congestionControl(controller)
+                .targetDelay(Duration.ofNanos(TARGET)).build();
         pair = new SimPair(7, forward, LinkParams.delay(ONE_WAY), config, config);
         pair.client.sendAll(new byte[64 * 1024 * 1024], false);
         pair.connect();
@@ -52,8 +55,26 @@ class LedbatSimulationTest {
     }
 
     @Test
-    void aloneOnABottleneckItFillsTheLinkAndKeepsTheQueueNearTarget() {
+    void aloneOnABottleneckTheDefaultFillsTheLinkWithAQueueBelowAQuarterOfTheRtt() {
         SimPair p = bottleneck(CongestionControls.LEDBAT, deepQueue());
+        p.events.runFor(10 * SECOND);
+        long deliveredBefore = p.server.receivedBytes();
+        p.clientToServer.resetQueueStats();
+        p.events.runFor(20 * SECOND);
+        double utilisation = (p.server.receivedBytes() - deliveredBefore) / (RATE * 20.0);
+        long avgQueue = p.clientToServer.averageQueueNanos();
+        long target = 2 * ONE_WAY / 4;
+        assertTrue(utilisation > 0.9, "link utilisation " + utilisation);
+        assertTrue(avgQueue <= target * 3 / 2, "average queuing delay " + avgQueue / MS + " ms");
+        System.out.printf("ledbat alone on 10 Mbit/s, 50 ms RTT: utilisation %.3f, average queue %d ms%n",
+                utilisation, avgQueue / MS);
+        long estimate = p.client.connection().queuingDelayMicros() * 1000;
+        assertTrue(estimate <= target * 3 / 2, "its own estimate " + estimate / MS + " ms");
+    }
+
+    @Test
+    void aloneOnABottleneckRfc6817KeepsTheQueueNearItsTarget() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT_CLASSIC, deepQueue());
         p.events.runFor(10 * SECOND);
         long deliveredBefore = p.server.receivedBytes();
         p.clientToServer.resetQueueStats();
@@ -63,10 +84,6 @@ class LedbatSimulationTest {
         assertTrue(utilisation > 0.8, "link utilisation " + utilisation);
         assertTrue(avgQueue <= TARGET * 3 / 2, "average queuing delay " + avgQueue / MS + " ms");
         assertTrue(avgQueue >= TARGET / 4, "LEDBAT uses its delay budget, queue " + avgQueue / MS + " ms");
-        System.out.printf("ledbat alone on 10 Mbit/s, 50 ms RTT: utilisation %.3f, average queue %d ms%n",
-                utilisation, avgQueue / MS);
-        long estimate = p.client.connection().queuingDelayMicros() * 1000;
-        assertTrue(estimate <= TARGET * 3 / 2, "its own estimate " + estimate / MS + " ms");
     }
 
     @Test
@@ -82,8 +99,8 @@ class LedbatSimulationTest {
     }
 
     @Test
-    void windowShrinksWhenACompetingQueuePushesDelayAboveTarget() {
-        SimPair p = bottleneck(CongestionControls.LEDBAT, deepQueue());
+    void rfc6817WindowShrinksLinearlyWhenACompetingQueuePushesDelayAboveTarget() {
+        SimPair p = bottleneck(CongestionControls.LEDBAT_CLASSIC, deepQueue());
         p.events.runFor(15 * SECOND);
         long settled = p.client.connection().cwndBytes();
         // a competing flow's standing queue adds 150 ms that this flow cannot drain
@@ -127,7 +144,8 @@ class LedbatSimulationTest {
 
     @Test
     void lossHalvesTheWindowAtMostOncePerRtt() {
-        SimPair p = bottleneck(CongestionControls.LEDBAT, LinkParams.delay(ONE_WAY).withBottleneck(RATE, 60_000));
+        // a queue of 6 ms, below even the default's small target: it overflows
+        SimPair p = bottleneck(CongestionControls.LEDBAT, LinkParams.delay(ONE_WAY).withBottleneck(RATE, 8_000));
         UtpConnection[] c = new UtpConnection[1];
         long[] last = {0, Long.MIN_VALUE, 0};
         List<Long> halvings = new ArrayList<>();

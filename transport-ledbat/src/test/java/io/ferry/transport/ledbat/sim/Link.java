@@ -85,6 +85,32 @@ public final class Link {
         events.schedule(arrival, () -> deliver(packet));
     }
 
+    /**
+     * Puts {@code bytes} of another flow's packet through the same bottleneck queue and delay (no
+     * random loss, jitter or duplication): {@code onArrival} runs when it reaches the far end. Returns
+     * false, running nothing, when the queue is full and the packet is dropped.
+     */
+    public boolean offerCrossTraffic(int bytes, Runnable onArrival) {
+        long now = events.now();
+        long departure = now;
+        if (params.rateBytesPerSec() > 0) {
+            long start = Math.max(now, busyUntil);
+            long backlogBytes = (start - now) * params.rateBytesPerSec() / 1_000_000_000L;
+            if (backlogBytes + bytes > params.queueLimitBytes()) {
+                return false;
+            }
+            busyUntil = start + bytes * 1_000_000_000L / params.rateBytesPerSec();
+            departure = busyUntil;
+        }
+        events.schedule(departure + params.delayNanos() + extraDelayNanos, onArrival);
+        return true;
+    }
+
+    /** The time a packet offered now would wait before the bottleneck starts sending it. */
+    public long currentQueueNanos() {
+        return Math.max(0, busyUntil - events.now());
+    }
+
     private void deliver(ByteBuf packet) {
         try {
             bytesDelivered += packet.readableBytes();
