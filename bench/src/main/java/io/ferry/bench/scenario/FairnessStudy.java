@@ -1,33 +1,35 @@
 package io.ferry.bench.scenario;
 
-import io.ferry.bench.emulator.LinkDirection;
 import io.ferry.bench.emulator.LinkModel;
 import io.ferry.bench.report.Charts;
-import io.ferry.bench.report.Stats;
-import io.ferry.bench.transfer.StreamingFlow;
-import io.ferry.transport.ChannelOptions;
-import io.ferry.transport.FerryChannelOption;
+import io.ferry.bench.transfer.LibtorrentFlow;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Study 3: one LEDBAT (uTP) flow against 1 and 4 TCP flows of a named congestion control through a
- * 100 Mbit/s bottleneck whose drop-tail queue holds more than 100 ms, plus LEDBAT alone and two LEDBAT
- * flows. All flows start together; shares, Jain's index and the queuing delay are taken over the last
- * two thirds of the run (after start-up). Throughput is sampled every 500 ms at the receivers.
+ * Study 3: does the scavenger yield? Ferry's uTP (and libtorrent's, as the seed study's system) on a
+ * 100 Mbit/s bottleneck with a 150 ms drop-tail queue, base RTT 20 and 100 ms, in the shapes users
+ * meet: TCP joining an established scavenger (its share afterwards and the time it takes to yield),
+ * the scavenger joining established TCP, all starting together, a second scavenger joining the first
+ * (Jain's index), and the scavenger alone (link use and queuing delay); each against reno, cubic and
+ * bbr with 1 and 4 TCP flows. Every scenario runs on a fresh pair of namespaces and emulator.
  */
 final class FairnessStudy implements Study {
 
     static final long RATE = 100_000_000;
-    static final Duration ONE_WAY = Duration.ofMillis(10);
     static final Duration QUEUE = Duration.ofMillis(150);
-    private static final long SAMPLE_MILLIS = 500;
 
-    private record Scenario(String name, int ledbat, String cc, int tcp) {
+    private final FairnessSelection selection;
+
+    FairnessStudy(FairnessSelection selection) {
+        this.selection = selection;
     }
 
     @Override
@@ -37,131 +39,129 @@ final class FairnessStudy implements Study {
 
     @Override
     public String title() {
-        return "3. LEDBAT fairness against TCP (reno, cubic, bbr) on a 100 Mbit/s bottleneck";
+        return "3. Does the scavenger yield? LEDBAT (Ferry, libtorrent) against reno, cubic and bbr on a 100 Mbit/s bottleneck";
     }
 
     @Override
     public StudyResult run(StudyContext ctx) throws Exception {
         StudyResult result = StudyResult.of(this);
-        LinkModel link = new LinkModel(0, RATE, LinkModel.queueFor(RATE, QUEUE), ONE_WAY, 3);
-        Duration duration = ctx.pick(Duration.ofSeconds(6), Duration.ofSeconds(30), Duration.ofSeconds(120));
-        List<Scenario> scenarios = new ArrayList<>();
-        scenarios.add(new Scenario("ledbat alone", 1, null, 0));
-        if (ctx.profile() != Profile.QUICK) {
-            scenarios.add(new Scenario("2 ledbat", 2, null, 0));
-        }
-        for (String cc : ctx.pick(List.of("cubic"), List.of("reno", "cubic", "bbr"), List.of("reno", "cubic", "bbr"))) {
-            scenarios.add(new Scenario("ledbat + 1 " + cc, 1, cc, 1));
-            if (ctx.profile() != Profile.QUICK) {
-                scenarios.add(new Scenario("ledbat + 4 " + cc, 1, cc, 4));
-            }
-        }
-        result.markdown().append(Units.f("Bottleneck: %s each way (base RTT %d ms; the queue holds %d ms). Each scenario runs %d s; "
-                        + "figures cover the last two thirds. LEDBAT = Ferry's `utp://` with defaults (target 100 ms); TCP = Ferry's `tcp://` "
-                        + "with `CONGESTION_CONTROL` set explicitly. Queuing delay = the emulator's own queue, sampled every %d ms.%n%n",
-                link.describe(), ONE_WAY.toMillis() * 2, QUEUE.toMillis(), duration.toSeconds(), SAMPLE_MILLIS));
+        Duration lead = FairnessSelection.lead(ctx);
+        Duration measured = FairnessSelection.measured(ctx);
+        List<String> scavengers = new ArrayList<>(selection.scavengersOr(ctx));
+        StringBuilder md = result.markdown();
+        md.append(Units.f("Bottleneck: 100 Mbit/s each way, drop-tail queue of %d ms (%s), base RTT as in each table. "
+                        + "Ferry = `utp://` with its defaults (controller `ledbat`) unless a controller is named; libtorrent = two "
+                        + "Debian python3-libtorrent sessions, uTP only, one seeding to the other; TCP = Ferry's `tcp://` with "
+                        + "`CONGESTION_CONTROL` set. First flows run %d s alone, then the others join and run %d s; figures cover "
+                        + "the time after the join (after the first %d s when nothing joins). Rates are goodput sampled every %d ms; "
+                        + "link use counts every IP byte the emulator carried; time to yield = from the TCP start to the end of the "
+                        + "last second (two samples) in which the scavenger had more than %.0f %% of the delivered bytes (`never` "
+                        + "if it still had at the end).%n%n",
+                QUEUE.toMillis(), Units.decimal(LinkModel.queueFor(RATE, QUEUE)), lead.toSeconds(), measured.toSeconds(),
+                lead.toSeconds(), FairnessRun.SAMPLE_MILLIS, 100 * FairnessRun.YIELDED_SHARE));
         if (!ctx.transports().installed("utp") || !ctx.transports().installed("tcp")) {
-            result.markdown().append("Needs the utp and tcp transports; installed: ").append(ctx.transports().installedNames()).append('\n');
+            md.append("Needs the utp and tcp transports; installed: ").append(ctx.transports().installedNames()).append('\n');
             result.data().put("status", "transport not installed");
             return result;
         }
-        result.markdown().append("| scenario | LEDBAT Mbit/s | TCP Mbit/s (total) | LEDBAT share | link use | Jain's index | queuing delay mean / max ms |\n"
-                + "|---|---|---|---|---|---|---|\n");
-        List<Object> json = new ArrayList<>();
-        for (Scenario s : scenarios) {
-            Map<String, Object> r = runScenario(ctx, link, s, duration, result);
-            json.add(r);
+        Optional<String> noLibtorrent = scavengers.contains("libtorrent") ? LibtorrentFlow.missing() : Optional.empty();
+        if (noLibtorrent.isPresent()) {
+            scavengers.remove("libtorrent");
+            md.append("libtorrent rows skipped: ").append(noLibtorrent.get()).append(".\n\n");
+            result.data().put("libtorrent", noLibtorrent.get());
         }
-        result.data().put("link", link.describe());
-        result.data().put("duration_seconds", duration.toSeconds());
+        List<Object> json = new ArrayList<>();
+        result.data().put("rate_bits_per_second", RATE);
+        result.data().put("queue_ms", QUEUE.toMillis());
+        result.data().put("lead_seconds", lead.toSeconds());
+        result.data().put("measured_seconds", measured.toSeconds());
         result.data().put("scenarios", json);
+        try (LibtorrentFlow.Payload payload = scavengers.contains("libtorrent") ? LibtorrentFlow.prepare(scratch(), payloadSize(lead, measured)) : null) {
+            for (int rtt : selection.baseRttsOr(ctx)) {
+                md.append(Units.f("#### Base RTT %d ms%n%n", rtt));
+                md.append("| scenario | scavenger Mbit/s | TCP Mbit/s | scavenger share | time to yield | link use | Jain | queue mean / max ms |\n"
+                        + "|---|---|---|---|---|---|---|---|\n");
+                LinkModel link = new LinkModel(0, RATE, LinkModel.queueFor(RATE, QUEUE), Duration.ofMillis(rtt / 2), 3);
+                for (FairnessScenario s : scenarios(ctx, scavengers, rtt)) {
+                    json.add(runOne(ctx, result, link, s, lead, measured, payload));
+                }
+                md.append('\n');
+            }
+        }
         return result;
     }
 
-    private Map<String, Object> runScenario(StudyContext ctx, LinkModel link, Scenario s, Duration duration, StudyResult result) throws Exception {
-        List<StreamingFlow> flows = new ArrayList<>();
-        Map<String, List<double[]>> series = new LinkedHashMap<>();
-        List<Double> queueDelays = new ArrayList<>();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("scenario", s.name());
-        try (TestBed bed = TestBed.emulated(link)) {
-            for (int i = 1; i <= s.ledbat(); i++) {
-                flows.add(StreamingFlow.start("ledbat-" + i, "utp", ChannelOptions.empty(), bed.client(), bed.server()));
-            }
-            for (int i = 1; i <= s.tcp(); i++) {
-                flows.add(StreamingFlow.start("tcp-" + s.cc() + "-" + i, "tcp",
-                        ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, s.cc()).build(), bed.client(), bed.server()));
-            }
-            LinkDirection forward = bed.emulator().orElseThrow().forward();
-            long[] last = new long[flows.size()];
-            long start = System.nanoTime();
-            long samples = duration.toMillis() / SAMPLE_MILLIS;
-            for (long k = 1; k <= samples; k++) {
-                long due = start + k * SAMPLE_MILLIS * 1_000_000;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+    private List<FairnessScenario> scenarios(StudyContext ctx, List<String> scavengers, int rtt) {
+        List<FairnessScenario> out = new ArrayList<>();
+        for (FairnessScenario.Kind kind : selection.kindsOr(ctx)) {
+            if (!kind.hasTcp()) {
+                for (String scav : scavengers) {
+                    out.add(new FairnessScenario(kind, scav, null, 0, rtt));
                 }
-                double t = (System.nanoTime() - start) / 1e9;
-                queueDelays.add(forward.currentQueueDelayNanos(System.nanoTime()) / 1e6);
-                for (int i = 0; i < flows.size(); i++) {
-                    long now = flows.get(i).receivedBytes();
-                    series.computeIfAbsent(flows.get(i).label(), x -> new ArrayList<>())
-                            .add(new double[] {t, (now - last[i]) * 8 / (SAMPLE_MILLIS / 1e3) / 1e6});
-                    last[i] = now;
+                continue;
+            }
+            for (String cc : selection.ccsOr(ctx)) {
+                for (int n : selection.tcpFlowsOr(ctx)) {
+                    for (String scav : scavengers) {
+                        out.add(new FairnessScenario(kind, scav, cc, n, rtt));
+                    }
                 }
             }
-            bed.emulator().orElseThrow().checkHealthy();
-        } finally {
-            for (StreamingFlow f : flows) {
-                f.close();
-            }
         }
-        int from = (int) (queueDelays.size() / 3);
-        double ledbat = 0;
-        double tcp = 0;
-        List<Double> perFlow = new ArrayList<>();
-        Map<String, Object> flowsJson = new LinkedHashMap<>();
-        for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
-            List<double[]> pts = e.getValue();
-            double mean = pts.subList(from, pts.size()).stream().mapToDouble(p -> p[1]).average().orElse(0);
-            perFlow.add(mean);
-            if (e.getKey().startsWith("ledbat")) {
-                ledbat += mean;
-            } else {
-                tcp += mean;
-            }
-            flowsJson.put(e.getKey(), Map.of("mean_mbit_per_s", mean,
-                    "series_mbit_per_s", pts.stream().map(p -> p[1]).toList()));
-        }
-        double total = ledbat + tcp;
-        double jain = Stats.jain(perFlow.stream().mapToDouble(Double::doubleValue).toArray());
-        List<Double> steadyQueue = queueDelays.subList(from, queueDelays.size());
-        double qMean = steadyQueue.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-        double qMax = Stats.max(steadyQueue);
-        out.put("ledbat_mbit_per_s", ledbat);
-        out.put("tcp_mbit_per_s", tcp);
-        out.put("ledbat_share", total == 0 ? 0 : ledbat / total);
-        out.put("link_utilisation", total * 1e6 / RATE);
-        out.put("jain_index", jain);
-        out.put("queue_delay_ms_mean", qMean);
-        out.put("queue_delay_ms_max", qMax);
-        out.put("queue_delay_ms_series", queueDelays);
-        out.put("flows", flowsJson);
-        String png = "fairness-" + s.name().replaceAll("[^a-z0-9]+", "-") + ".png";
-        Map<String, List<double[]>> chart = new LinkedHashMap<>(series);
-        List<double[]> queue = new ArrayList<>();
-        for (int i = 0; i < queueDelays.size(); i++) {
-            queue.add(new double[] {(i + 1) * SAMPLE_MILLIS / 1e3, queueDelays.get(i)});
-        }
-        chart.put("queuing delay (ms)", queue);
-        Charts.line(ctx.out().resolve(png), s.name() + ": throughput per flow (Mbit/s) and queuing delay (ms)", "seconds",
-                "Mbit/s  |  ms", Charts.series(chart), false, false);
-        result.charts().add(png);
-        String row = Units.f("| %s | %.1f | %s | %.0f%% | %.0f%% | %.2f | %.0f / %.0f |%n", s.name(), ledbat,
-                s.tcp() == 0 ? "—" : Units.f("%.1f", tcp), total == 0 ? 0 : 100 * ledbat / total, 100 * total * 1e6 / RATE, jain, qMean, qMax);
-        result.markdown().append(row);
-        ctx.log().print("  fairness " + row);
         return out;
+    }
+
+    private Map<String, Object> runOne(StudyContext ctx, StudyResult result, LinkModel link, FairnessScenario s, Duration lead,
+                                       Duration measured, LibtorrentFlow.Payload payload) throws Exception {
+        FairnessRun.Outcome outcome;
+        try (TestBed bed = TestBed.emulated(link)) {
+            outcome = FairnessRun.run(bed, s, RATE, lead, measured, payload);
+        } catch (Exception e) {
+            String row = Units.f("| %s | failed: %s | | | | | | |%n", s.name(), e.getMessage());
+            result.markdown().append(row);
+            ctx.log().print("  fairness " + s.baseRttMs() + " ms " + row);
+            Map<String, Object> failed = new LinkedHashMap<>();
+            failed.put("scenario", s.name());
+            failed.put("base_rtt_ms", s.baseRttMs());
+            failed.put("error", String.valueOf(e));
+            return failed;
+        }
+        Map<String, Object> f = outcome.figures();
+        String png = s.fileId() + ".png";
+        Map<String, List<double[]>> chart = new LinkedHashMap<>(outcome.series());
+        chart.put("queuing delay (ms)", outcome.queueMs());
+        Charts.line(ctx.out().resolve(png), s.name() + ", base RTT " + s.baseRttMs() + " ms: Mbit/s per flow and queue (ms)",
+                "seconds", "Mbit/s  |  ms", Charts.series(chart), false, false);
+        result.charts().add(png);
+        f.put("chart", png);
+        String row = Units.f("| %s | %.1f | %s | %s | %s | %.0f %% | %s | %.0f / %.0f |%n", s.name(),
+                (double) f.get("scavenger_mbit_per_s"),
+                s.tcpFlows() == 0 ? "—" : Units.f("%.1f", (double) f.get("tcp_mbit_per_s")),
+                s.tcpFlows() == 0 ? "—" : Units.f("%.0f %%", 100 * (double) f.get("scavenger_share")),
+                yieldCell(f), 100 * (double) f.get("link_use"),
+                s.kind() == FairnessScenario.Kind.LATECOMER || s.tcpFlows() > 0 ? Units.f("%.2f", (double) f.get("jain_index")) : "—",
+                (double) f.get("queue_delay_ms_mean"), (double) f.get("queue_delay_ms_max"));
+        result.markdown().append(row);
+        ctx.log().print("  fairness " + s.baseRttMs() + " ms " + row);
+        return f;
+    }
+
+    private static String yieldCell(Map<String, Object> f) {
+        Object t = f.get("time_to_yield_s");
+        if (t == null) {
+            return "—";
+        }
+        double v = (double) t;
+        return Double.isNaN(v) ? "never" : Units.f("%.1f s", v);
+    }
+
+    /** Enough payload for the scavenger to send at the full link rate for the whole scenario. */
+    private static long payloadSize(Duration lead, Duration measured) {
+        return (lead.plusSeconds(5).plus(measured).toSeconds() * RATE / 8 + (1 << 22) - 1) & ~((1L << 22) - 1);
+    }
+
+    private static Path scratch() {
+        Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
     }
 }

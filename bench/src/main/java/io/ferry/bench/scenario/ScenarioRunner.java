@@ -43,6 +43,27 @@ public final class ScenarioRunner implements Callable<Integer> {
     @Option(names = "--repetitions", paramLabel = "N", description = "Repetitions per cell where a study repeats (default: the profile's).")
     int repetitions;
 
+    @Option(names = "--scavengers", split = ",", paramLabel = "SPEC",
+            description = "fairness: the scavengers: ferry (uTP, default controller), ferry:CONTROLLER (e.g. ferry:ledbat++), "
+                    + "libtorrent (default: ferry,libtorrent).")
+    List<String> scavengers = new ArrayList<>();
+
+    @Option(names = "--base-rtts", split = ",", paramLabel = "MS",
+            description = "fairness: base RTTs of the link in ms (default: 20,100; --quick: 20).")
+    List<Integer> baseRtts = new ArrayList<>();
+
+    @Option(names = "--fairness-scenarios", split = ",", paramLabel = "KIND",
+            description = "fairness: alone, tcp-joins, scavenger-joins, together, latecomer (default: all; --quick: alone,tcp-joins,latecomer).")
+    List<String> fairnessKinds = new ArrayList<>();
+
+    @Option(names = "--competitors", split = ",", paramLabel = "CC",
+            description = "fairness: the TCP flows' congestion controls (default: reno,cubic,bbr; --quick: cubic).")
+    List<String> competitors = new ArrayList<>();
+
+    @Option(names = "--tcp-flows", split = ",", paramLabel = "N",
+            description = "fairness: how many TCP flows compete (default: 1,4; --quick: 1).")
+    List<Integer> tcpFlows = new ArrayList<>();
+
     private final PrintStream log;
 
     ScenarioRunner(PrintStream log) {
@@ -50,8 +71,10 @@ public final class ScenarioRunner implements Callable<Integer> {
     }
 
     /** All studies, in the order of DESIGN.md. */
-    static List<Study> studies() {
-        return List.of(new BufferSweepStudy(), new FileMatrixStudy(), new FairnessStudy(), new UdpLossStudy(), new TcpParallelStudy());
+    List<Study> studies() {
+        return List.of(new BufferSweepStudy(), new FileMatrixStudy(),
+                new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows)),
+                new UdpLossStudy(), new TcpParallelStudy());
     }
 
     @Override
@@ -60,6 +83,19 @@ public final class ScenarioRunner implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--quick and --full exclude each other");
         }
         Profile profile = quick ? Profile.QUICK : full ? Profile.FULL : Profile.DEFAULT;
+        for (String kind : fairnessKinds) {
+            try {
+                FairnessScenario.Kind.byId(kind);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+            }
+        }
+        for (String scavenger : scavengers) {
+            if (!scavenger.equals("ferry") && !scavenger.equals("libtorrent") && !scavenger.matches("ferry:.+")) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "unknown scavenger '" + scavenger
+                        + "'; use ferry, ferry:CONTROLLER or libtorrent");
+            }
+        }
         List<Study> selected = new ArrayList<>();
         for (Study s : studies()) {
             if (only.isEmpty() || only.contains(s.id())) {

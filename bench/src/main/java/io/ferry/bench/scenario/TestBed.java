@@ -3,6 +3,7 @@ package io.ferry.bench.scenario;
 import io.ferry.bench.emulator.LinkModel;
 import io.ferry.bench.emulator.TunEmulator;
 import io.ferry.bench.netns.Host;
+import io.ferry.bench.netns.NetworkNamespace;
 import io.ferry.bench.netns.Topology;
 import io.ferry.bench.transfer.Peer;
 
@@ -49,6 +50,16 @@ final class TestBed implements AutoCloseable {
 
     Peer server() {
         return server;
+    }
+
+    /** The client's namespace (for child processes); only for an emulated bed. */
+    NetworkNamespace clientNamespace() {
+        return topology.client();
+    }
+
+    /** The server's namespace; only for an emulated bed. */
+    NetworkNamespace serverNamespace() {
+        return topology.server();
     }
 
     Optional<TunEmulator> emulator() {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A bulk flow that sends as fast as the transport lets it until stopped, from a client peer to a
  * server peer, counting the bytes the receiver got (for share-over-time measurements).
  */
-public final class StreamingFlow implements AutoCloseable {
+public final class StreamingFlow implements MeasuredFlow {
 
     private static final ByteBuf BLOCK = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(new byte[64 * 1024]));
 
@@ -90,12 +90,12 @@ public final class StreamingFlow implements AutoCloseable {
         }
     }
 
-    /** The flow's label, e.g. {@code tcp-cubic-1}. */
+    @Override
     public String label() {
         return label;
     }
 
-    /** Bytes the receiver got so far. */
+    @Override
     public long receivedBytes() {
         return received.get();
     }
