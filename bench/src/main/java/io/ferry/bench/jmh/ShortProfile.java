@@ -31,6 +31,7 @@ public final class ShortProfile {
         Files.createDirectories(out);
         Options options = new OptionsBuilder()
                 .include(ShortProfile.class.getPackageName() + ".*Benchmark")
+                .exclude(ScavengerFairnessBenchmark.class.getSimpleName())
                 .param("transport", installed)
                 .forks(1)
                 .warmupIterations(1).warmupTime(TimeValue.seconds(2))
