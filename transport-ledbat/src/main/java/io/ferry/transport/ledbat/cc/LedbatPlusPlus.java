@@ -40,8 +40,9 @@ package io.ferry.transport.ledbat.cc;
  *       large against the RTT and would cut RTT/TARGET times too deep, leaving the link idle while
  *       GAIN-sized steps climb back). A queue that still stands more than a quarter above the target
  *       through {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each) is someone
- *       else's: the window then halves per round trip until the queue is back below the target (TCP-LP's
- *       reaction to early congestion). Decreases are spread over the acknowledgements of one flight.</li>
+ *       else's: the window halves, and if the queue still stands there one round trip later it drops to
+ *       the minimum, staying there until the queue is back below the target (TCP-LP's reaction to a
+ *       second early-congestion signal). Decreases are spread over the acknowledgements of one flight.</li>
  *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
  *       below a quarter of the target, the link is not full and the window grows by an eighth per round
  *       trip rather than by GAIN packets.</li>
@@ -245,6 +246,11 @@ public final class LedbatPlusPlus implements CongestionControl {
             // counted in congestion avoidance only: a slow start's own overshoot is no competitor
             roundsAboveTarget = phase == Phase.AVOIDANCE && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
                     ? roundsAboveTarget + 1 : 0;
+            if (roundsAboveTarget > COMPETITION_ROUNDS && yielding) {
+                // still there a round trip after it was first seen: TCP-LP's second indication, which
+                // ends in the minimum window rather than in more halvings
+                cwnd = (double) MIN_CWND * mss;
+            }
             if (roundsAboveTarget >= COMPETITION_ROUNDS) {
                 yielding = true;
             } else if (standingQueueMicros <= effectiveTargetMicros()) {
