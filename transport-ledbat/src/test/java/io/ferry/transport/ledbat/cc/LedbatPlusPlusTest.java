@@ -193,7 +193,7 @@ class LedbatPlusPlusTest {
     }
 
     @Test
-    void theDefaultGrowsByAnEighthPerRttWhileTheQueueStaysEmptyAndByGainOtherwise() {
+    void theDefaultGrowsByAnEighthPerRttWhileTheQueueStaysEmptyAndByItsFairStepOtherwise() {
         LedbatPlusPlus cc = tied(params);
         long rtt = 40 * MS;
         cc.onAck(MSS, 2L * MSS, rtt, 0);
@@ -204,12 +204,64 @@ class LedbatPlusPlusTest {
         now = ackOneWindow(cc, now, 0, rtt);
         double growth = (double) cc.cwndBytes() / before;
         assertTrue(growth > 1.10 && growth < 1.14, "an empty queue: grew by " + growth + " in one RTT");
+        // 6 ms is below the aim of 8.75 ms (7/8 of the target)
         now = ackOneWindow(cc, now, 6_000, rtt);
         now = ackOneWindow(cc, now, 6_000, rtt);
         before = cc.cwndBytes();
+        double expected = cc.additiveStepPackets() * MSS;
+        assertTrue(expected >= 4 * cc.gain() * MSS, "the fair step is well above GAIN: " + expected);
         ackOneWindow(cc, now, 6_000, rtt);
         long step = cc.cwndBytes() - before;
-        assertTrue(step >= 0 && step <= 0.55 * MSS, "a queue below the target: grew by " + step + " bytes, GAIN is 1/2 at 40 ms");
+        assertTrue(step >= 0.9 * expected && step <= 1.1 * expected, "a queue below the target: grew by " + step + " bytes, expected " + expected);
+        // at the aim and above it, no growth
+        before = cc.cwndBytes();
+        ackOneWindow(cc, now, 9_500, rtt);
+        assertTrue(cc.cwndBytes() <= before, "above the aim the default does not grow: " + before + " -> " + cc.cwndBytes());
+    }
+
+    @Test
+    void twoDefaultFlowsOnOneQueueEvenOutWithinSecondsAfterOneJoinsTheOther() {
+        // a fluid model of one bottleneck: 100 packets per ms (about 100 Mbit/s of 1000-byte packets),
+        // 100 ms base RTT, both flows seeing the queue their windows together build
+        double perMs = 100;
+        long rtt = 100 * MS;
+        for (boolean draftFlows : new boolean[] {false, true}) {
+            LedbatPlusPlus first = draftFlows ? draft(params) : tied(params);
+            LedbatPlusPlus second = draftFlows ? draft(params) : tied(params);
+            long t1 = 0;
+            long t2 = 0;
+            first.onAck(MSS, 2L * MSS, rtt, 0);
+            for (int round = 0; round < 150; round++) {
+                t1 = ackOneWindow(first, t1, queueMicros(first.cwndBytes(), 0, perMs, rtt), rtt);
+            }
+            second.onAck(MSS, 2L * MSS, rtt, t2 = t1);
+            double sum1 = 0;
+            double sum2 = 0;
+            // twenty seconds together, judged after the first five
+            for (int round = 0; round < 200; round++) {
+                long q = queueMicros(first.cwndBytes(), second.cwndBytes(), perMs, rtt);
+                long start = Math.max(t1, t2);
+                t1 = ackOneWindow(first, start, q, rtt);
+                t2 = ackOneWindow(second, start, q, rtt);
+                if (round >= 50) {
+                    sum1 += first.cwndBytes();
+                    sum2 += second.cwndBytes();
+                }
+            }
+            double jain = (sum1 + sum2) * (sum1 + sum2) / (2 * (sum1 * sum1 + sum2 * sum2));
+            if (draftFlows) {
+                assertTrue(jain < 0.9, "the draft's GAIN-sized steps leave the newcomer behind for long: Jain " + jain);
+            } else {
+                assertTrue(jain >= 0.95, "windows after the first five seconds: " + sum1 / 150 + " and " + sum2 / 150 + ", Jain " + jain);
+            }
+        }
+    }
+
+    /** The queuing delay two windows build on a link of {@code perMs} packets per millisecond. */
+    private static long queueMicros(long cwnd1, long cwnd2, double perMs, long rttNanos) {
+        double packets = (double) (cwnd1 + cwnd2) / MSS;
+        double bdp = perMs * rttNanos / MS;
+        return (long) Math.max(0, (packets - bdp) / perMs * 1000);
     }
 
     @Test
