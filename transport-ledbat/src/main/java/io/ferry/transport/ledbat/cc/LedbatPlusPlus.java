@@ -95,6 +95,12 @@ public final class LedbatPlusPlus implements CongestionControl {
     static final int COMPETITION_ROUNDS = 2;
     /** How far above the target that queue must stand: hovering at the target is this flow's own doing. */
     static final double COMPETITION_MARGIN = 1.25;
+    /**
+     * A queue standing this far above the target through one round trip of congestion avoidance is
+     * someone else's without waiting for {@link #COMPETITION_ROUNDS}: this flow's own steps add a
+     * fraction of the target per round trip.
+     */
+    static final double COMPETITION_JUMP = 2.0;
     /** The smallest target the RTT-tied rule uses: below it, timer and scheduling noise dominate. */
     static final long MIN_ADAPTIVE_TARGET_MICROS = 5_000;
 
@@ -203,6 +209,12 @@ public final class LedbatPlusPlus implements CongestionControl {
                     && delay.queuingMicros() <= Math.max(DRAINED_MICROS, target * DRAINED_FRACTION);
             if (drained || elapsed >= SLOWDOWN_RTTS * rttNanos()) {
                 phase = Phase.REGROWTH;
+                // the regrowth ends on the queue that stands through its own round trips, not on one
+                // measured before the slowdown drained it
+                standingQueueMicros = delay.queuingMicros();
+                roundMinQueueMicros = Long.MAX_VALUE;
+                roundStartNanos = nowNanos;
+                roundBytesAcked = 0;
             }
             return;
         }
@@ -279,6 +291,10 @@ public final class LedbatPlusPlus implements CongestionControl {
             // counted in congestion avoidance only: a slow start's own overshoot is no competitor
             roundsAboveTarget = phase == Phase.AVOIDANCE && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
                     ? roundsAboveTarget + 1 : 0;
+            if (phase == Phase.AVOIDANCE && standingQueueMicros > COMPETITION_JUMP * effectiveTargetMicros()) {
+                // more than our own steps can stand up in congestion avoidance: someone else's, at once
+                roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
+            }
             if (roundsAboveTarget > COMPETITION_ROUNDS && yielding) {
                 // still there a round trip after it was first seen: TCP-LP's second indication, which
                 // ends in the minimum window rather than in more halvings
