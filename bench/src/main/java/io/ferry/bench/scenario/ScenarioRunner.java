@@ -1,5 +1,6 @@
 package io.ferry.bench.scenario;
 
+import io.ferry.transport.ledbat.cc.CongestionControls;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -94,6 +95,11 @@ public final class ScenarioRunner implements Callable<Integer> {
             if (!scavenger.equals("ferry") && !scavenger.equals("libtorrent") && !scavenger.matches("ferry:.+")) {
                 throw new CommandLine.ParameterException(new CommandLine(this), "unknown scavenger '" + scavenger
                         + "'; use ferry, ferry:CONTROLLER or libtorrent");
+            }
+            String controller = scavenger.startsWith("ferry:") ? scavenger.substring("ferry:".length()) : null;
+            if (controller != null && !CongestionControls.isRegistered(controller)) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "unknown uTP controller '" + controller
+                        + "' in --scavengers; known: " + CongestionControls.names());
             }
         }
         List<Study> selected = new ArrayList<>();
