@@ -55,7 +55,7 @@ final class UtpEndpoint {
     private final AtomicLong unknownConnectionPackets = new AtomicLong();
 
     private DatagramChannel socket;
-    private UtpServerChannel acceptor;
+    private volatile UtpServerChannel acceptor;
     private boolean inReadBatch;
     private boolean flushOwed;
     private boolean flushScheduled;
@@ -72,10 +72,18 @@ final class UtpEndpoint {
         return endpoint.bootstrap(loop, packetSize).connect(remote);
     }
 
-    /** Opens a socket bound to {@code local}, for a listener and every connection it accepts. */
-    static ChannelFuture openServer(UtpTransport transport, EventLoop loop, InetSocketAddress local, int packetSize) {
+    /**
+     * Opens a socket bound to {@code local}, for a listener and every connection that arrives on it;
+     * {@code sharedPort} lets the listener's other sockets bind the same address ({@code SO_REUSEPORT}).
+     */
+    static ChannelFuture openServer(UtpTransport transport, EventLoop loop, InetSocketAddress local, int packetSize,
+                                    boolean sharedPort) {
         UtpEndpoint endpoint = new UtpEndpoint(transport, false);
-        return endpoint.bootstrap(loop, packetSize).bind(local);
+        Bootstrap bootstrap = endpoint.bootstrap(loop, packetSize);
+        if (sharedPort) {
+            transport.io().allowSharedPort(bootstrap);
+        }
+        return bootstrap.bind(local);
     }
 
     /** The endpoint that owns a socket opened by {@link #openClient} or {@link #openServer}. */
@@ -141,10 +149,22 @@ final class UtpEndpoint {
         this.acceptor = acceptor;
     }
 
-    /** The listener closed: accept nothing more, and close the socket once the last connection ends. */
+    /**
+     * The listener closed: accept nothing more, and close the socket once the last connection ends.
+     * May be called from any thread.
+     */
     void acceptorClosed() {
+        if (socket != null && !socket.eventLoop().inEventLoop()) {
+            socket.eventLoop().execute(this::acceptorClosed);
+            return;
+        }
         acceptorClosed = true;
         closeIfIdle();
+    }
+
+    /** The event loop of this endpoint's socket, on which its connections run. */
+    EventLoop loop() {
+        return socket.eventLoop();
     }
 
     /** A connection id not in use towards {@code remote} (for both ids of the pair). */

@@ -11,12 +11,17 @@ import io.netty.channel.EventLoop;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A uTP listener: accepts connections arriving on its endpoint's UDP socket as child
- * {@link UtpSocketChannel}s, which share that socket. Closing the listener stops accepting; connections
- * already accepted live on, and the socket closes after the last of them.
+ * A uTP listener: accepts connections arriving on its UDP sockets as child {@link UtpSocketChannel}s,
+ * which share the socket their SYN arrived on and run on that socket's event loop. With epoll the
+ * listener has one socket per event loop of its transport, all bound to its address with
+ * {@code SO_REUSEPORT}; the kernel picks the socket by a hash of the peer's and the listener's address and
+ * port, so every packet of a connection reaches the same socket and loop, and many connections spread
+ * over every core. Closing the listener stops accepting; connections already accepted live on, and each
+ * socket closes after the last of its connections.
  */
 public final class UtpServerChannel extends AbstractServerChannel {
 
@@ -24,7 +29,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
     private final UtpTransport transport;
     private final UtpSettings childSettings;
     private final ChannelHandler childHandler;
-    private volatile UtpEndpoint endpoint;
+    private volatile List<UtpEndpoint> endpoints = List.of();
     private volatile boolean open = true;
 
     UtpServerChannel(UtpTransport transport, UtpSettings childSettings, ChannelHandler childHandler) {
@@ -33,10 +38,12 @@ public final class UtpServerChannel extends AbstractServerChannel {
         this.childHandler = childHandler;
     }
 
-    /** Called on the event loop once the UDP socket is bound. */
-    void bound(UtpEndpoint endpoint) {
-        this.endpoint = endpoint;
-        endpoint.setAcceptor(this);
+    /** Called once every UDP socket of the listener is bound. */
+    void bound(List<UtpEndpoint> all) {
+        for (UtpEndpoint e : all) {
+            e.setAcceptor(this);
+        }
+        this.endpoints = List.copyOf(all);
         pipeline().fireChannelActive();
     }
 
@@ -55,7 +62,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
         child.attr(FerryChannels.TRANSPORT).set(transport);
         transport.track(child);
         child.pipeline().addLast(childHandler);
-        eventLoop().register(child);
+        from.loop().register(child);
         return child;
     }
 
@@ -71,7 +78,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
 
     @Override
     public boolean isActive() {
-        return open && endpoint != null;
+        return open && !endpoints.isEmpty();
     }
 
     @Override
@@ -86,8 +93,8 @@ public final class UtpServerChannel extends AbstractServerChannel {
 
     @Override
     protected SocketAddress localAddress0() {
-        UtpEndpoint e = endpoint;
-        return e == null ? null : e.localAddress();
+        List<UtpEndpoint> all = endpoints;
+        return all.isEmpty() ? null : all.get(0).localAddress();
     }
 
     @Override
@@ -98,8 +105,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
     @Override
     protected void doClose() {
         open = false;
-        UtpEndpoint e = endpoint;
-        if (e != null) {
+        for (UtpEndpoint e : endpoints) {
             e.acceptorClosed();
         }
     }
@@ -109,15 +115,18 @@ public final class UtpServerChannel extends AbstractServerChannel {
         // accepting is driven by the endpoint's socket
     }
 
-    /** Datagrams this listener's socket dropped as malformed. */
-    public long malformedPacketsDropped() {
-        UtpEndpoint e = endpoint;
-        return e == null ? 0 : e.malformedDropped();
+    /** How many UDP sockets (and event loops) this listener receives on. */
+    public int sockets() {
+        return endpoints.size();
     }
 
-    /** Valid packets this listener's socket received for connections it does not have (each answered with a RESET). */
+    /** Datagrams this listener's sockets dropped as malformed. */
+    public long malformedPacketsDropped() {
+        return endpoints.stream().mapToLong(UtpEndpoint::malformedDropped).sum();
+    }
+
+    /** Valid packets this listener's sockets received for connections they do not have (each answered with a RESET). */
     public long packetsForUnknownConnections() {
-        UtpEndpoint e = endpoint;
-        return e == null ? 0 : e.unknownConnectionPackets();
+        return endpoints.stream().mapToLong(UtpEndpoint::unknownConnectionPackets).sum();
     }
 }

@@ -17,18 +17,23 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.PromiseCombiner;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * uTP (BEP 29) with LEDBAT congestion control as a Ferry transport: {@code utp://host:port}, alias
- * {@code ledbat://}. A listener's connections share its UDP socket; each client connection has its
- * own UDP socket connected to the peer, so an ICMP "port unreachable" reports a refused connection at
+ * {@code ledbat://}. A listener's connections share its UDP sockets (one per event loop with epoll,
+ * bound with {@code SO_REUSEPORT}; see {@link UtpServerChannel}); each client connection has its own
+ * UDP socket connected to the peer, so an ICMP "port unreachable" reports a refused connection at
  * once, as with TCP.
  */
 public final class UtpTransport implements Transport {
@@ -38,14 +43,15 @@ public final class UtpTransport implements Transport {
 
     private final UtpIo io;
     private final EventLoopGroup group;
+    private final int loopCount;
     private final ChannelGroup channels = new DefaultChannelGroup("ferry-utp", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup sockets = new DefaultChannelGroup("ferry-utp-sockets", GlobalEventExecutor.INSTANCE);
     private final Set<ChannelOption<?>> supported;
 
     public UtpTransport(UtpIo io) {
         this.io = io;
-        this.group = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
-                new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
+        this.loopCount = Runtime.getRuntime().availableProcessors();
+        this.group = new MultiThreadIoEventLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
         Set<ChannelOption<?>> options = new LinkedHashSet<>(UtpSettings.PROTOCOL_OPTIONS);
         options.addAll(UtpSettings.CHANNEL_OPTIONS);
         this.supported = Collections.unmodifiableSet(options);
@@ -104,20 +110,63 @@ public final class UtpTransport implements Transport {
                 bound.setFailure(f.cause());
                 return;
             }
-            EventLoop loop = server.eventLoop();
-            ChannelFuture socket = UtpEndpoint.openServer(this, loop, local, settings.protocol.packetSize());
-            sockets.add(socket.channel());
-            socket.addListener(s -> {
-                if (s.isSuccess()) {
-                    server.bound(UtpEndpoint.of(socket.channel()));
-                    bound.setSuccess();
-                } else {
+            List<EventLoop> loops = listenerLoops(server.eventLoop());
+            boolean shared = loops.size() > 1;
+            int packetSize = settings.protocol.packetSize();
+            // the first socket settles the port (0 picks one); the others bind that same address
+            ChannelFuture first = UtpEndpoint.openServer(this, loops.get(0), local, packetSize, shared);
+            sockets.add(first.channel());
+            first.addListener(s -> {
+                if (!s.isSuccess()) {
                     server.close();
                     bound.setFailure(s.cause());
+                    return;
                 }
+                InetSocketAddress actual = (InetSocketAddress) first.channel().localAddress();
+                List<ChannelFuture> opened = new ArrayList<>();
+                opened.add(first);
+                for (EventLoop loop : loops.subList(1, loops.size())) {
+                    ChannelFuture more = UtpEndpoint.openServer(this, loop, actual, packetSize, true);
+                    sockets.add(more.channel());
+                    opened.add(more);
+                }
+                PromiseCombiner all = new PromiseCombiner(server.eventLoop());
+                server.eventLoop().execute(() -> {
+                    opened.forEach(all::add);
+                    ChannelPromise done = server.newPromise();
+                    all.finish(done);
+                    done.addListener(d -> {
+                        if (d.isSuccess()) {
+                            List<UtpEndpoint> endpoints = new ArrayList<>();
+                            opened.forEach(o -> endpoints.add(UtpEndpoint.of(o.channel())));
+                            server.bound(endpoints);
+                            bound.setSuccess();
+                        } else {
+                            opened.forEach(o -> o.channel().close());
+                            server.close();
+                            bound.setFailure(d.cause());
+                        }
+                    });
+                });
             });
         });
         return bound;
+    }
+
+    /** The event loops a listener receives on: its own first, then as many others as it gets sockets. */
+    private List<EventLoop> listenerLoops(EventLoop own) {
+        List<EventLoop> loops = new ArrayList<>();
+        loops.add(own);
+        int wanted = io.listenerSockets(loopCount);
+        for (EventExecutor e : group) {
+            if (loops.size() >= wanted) {
+                break;
+            }
+            if (e != own) {
+                loops.add((EventLoop) e);
+            }
+        }
+        return loops;
     }
 
     private static boolean inProgress(Channel socket) {

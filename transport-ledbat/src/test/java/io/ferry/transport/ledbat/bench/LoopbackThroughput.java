@@ -30,7 +30,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Loopback bulk throughput of Ferry's uTP next to Ferry's TCP, measured side by side in one JVM:
  * memory to memory (no files, no hashing), several rounds alternating the transports, reporting the
- * median, the spread, the uTP/TCP ratio and the process CPU time per GiB moved.
+ * median, the spread, the uTP/TCP ratio and the process CPU time per GiB moved. With
+ * {@code --senders N} each round is N connections into one listener at once, each carrying its share
+ * of {@code --size}, and the report shows the CPU time of each transport thread, so it shows whether
+ * the listener's connections use every core.
  *
  * <pre>
  * mvn -pl transport-ledbat -am test-compile exec:java -Dexec.mainClass=io.ferry.transport.ledbat.bench.LoopbackThroughput \
@@ -41,7 +44,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LoopbackThroughput {
 
-    private record Sample(String scheme, long bytes, double seconds, double cpuSeconds, long retransmissions) {
+    private record Sample(String scheme, long bytes, double seconds, double cpuSeconds, long retransmissions,
+                          Map<String, Double> threadCpuSeconds) {
         double mibPerSecond() {
             return bytes / seconds / (1 << 20);
         }
@@ -54,6 +58,7 @@ public final class LoopbackThroughput {
     public static void main(String[] args) throws Exception {
         long size = 512L << 20;
         int rounds = 5;
+        int senders = 1;
         List<String> schemes = List.of("tcp", "utp");
         Path out = Path.of("target", "bench");
         for (int i = 0; i < args.length; i++) {
@@ -61,28 +66,30 @@ public final class LoopbackThroughput {
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; use --size 512M --rounds 5 --out DIR");
+                case "--senders" -> senders = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; use --size 512M --rounds 5 --senders 1 --out DIR");
             }
         }
         List<Sample> samples = new ArrayList<>();
         try (Transports ferry = Transports.create()) {
             for (String scheme : schemes) {
-                run(ferry, scheme, Math.min(size, 64L << 20)); // warm-up: JIT and pools
+                run(ferry, scheme, Math.min(size, 64L << 20), senders); // warm-up: JIT and pools
             }
             for (int r = 0; r < rounds; r++) {
                 for (String scheme : schemes) {
-                    Sample s = run(ferry, scheme, size);
+                    Sample s = run(ferry, scheme, size, senders);
                     samples.add(s);
-                    System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d%n",
-                            r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions());
+                    System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d  threads %s%n",
+                            r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions(), threads(s));
                 }
             }
         }
-        report(samples, size, rounds, out);
+        report(samples, size, rounds, senders, out);
     }
 
-    private static Sample run(Transports ferry, String scheme, long size) throws Exception {
-        CompletableFuture<Void> done = new CompletableFuture<>();
+    private static Sample run(Transports ferry, String scheme, long size, int senders) throws Exception {
+        long each = size / senders;
         Channel server = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -93,7 +100,7 @@ public final class LoopbackThroughput {
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         count += ((ByteBuf) msg).readableBytes();
                         ReferenceCountUtil.release(msg);
-                        if (count == size) {
+                        if (count == each) {
                             ctx.writeAndFlush(ctx.alloc().buffer(1).writeByte(1));
                         }
                     }
@@ -105,51 +112,101 @@ public final class LoopbackThroughput {
         new SplittableRandom(1).nextBytes(random);
         block.writeBytes(random);
         int port = ((InetSocketAddress) server.localAddress()).getPort();
+        Map<Long, Long> threadsBefore = threadCpuNanos();
         long cpuBefore = processCpuNanos();
         long start = System.nanoTime();
-        Channel client = ferry.connect(scheme + "://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
-            long queued;
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        List<Channel> clients = new ArrayList<>();
+        for (int i = 0; i < senders; i++) {
+            CompletableFuture<Void> acknowledged = new CompletableFuture<>();
+            done.add(acknowledged);
+            clients.add(ferry.connect(scheme + "://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
+                long queued;
 
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                pump(ctx);
-            }
-
-            @Override
-            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                pump(ctx);
-            }
-
-            private void pump(ChannelHandlerContext ctx) {
-                while (queued < size && ctx.channel().isWritable()) {
-                    int n = (int) Math.min(block.capacity(), size - queued);
-                    queued += n; // before write(): a writability event fired inside it re-enters pump()
-                    ctx.write(block.retainedSlice(0, n));
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    pump(ctx);
                 }
-                ctx.flush();
-            }
 
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ReferenceCountUtil.release(msg);
-                done.complete(null);
-            }
-        }, ChannelOptions.empty()).sync().channel();
-        done.get(10, TimeUnit.MINUTES);
+                @Override
+                public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                    pump(ctx);
+                }
+
+                private void pump(ChannelHandlerContext ctx) {
+                    while (queued < each && ctx.channel().isWritable()) {
+                        int n = (int) Math.min(block.capacity(), each - queued);
+                        queued += n; // before write(): a writability event fired inside it re-enters pump()
+                        ctx.write(block.retainedSlice(0, n));
+                    }
+                    ctx.flush();
+                }
+
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ReferenceCountUtil.release(msg);
+                    acknowledged.complete(null);
+                }
+            }, ChannelOptions.empty()).sync().channel());
+        }
+        CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.MINUTES);
         double seconds = (System.nanoTime() - start) / 1e9;
         double cpu = (processCpuNanos() - cpuBefore) / 1e9;
-        TransportStatistics stats = FerryChannels.statistics(client);
-        client.close().sync();
+        Map<String, Double> threads = threadCpuSecondsSince(threadsBefore);
+        long retransmissions = 0;
+        for (Channel client : clients) {
+            TransportStatistics stats = FerryChannels.statistics(client);
+            retransmissions += stats.retransmissions().orElse(0);
+            client.close().sync();
+        }
         server.close().sync();
         block.release();
-        return new Sample(scheme, size, seconds, cpu, stats.retransmissions().orElse(0));
+        return new Sample(scheme, each * senders, seconds, cpu, retransmissions, threads);
+    }
+
+    private static Map<Long, Long> threadCpuNanos() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new LinkedHashMap<>();
+        for (long id : mx.getAllThreadIds()) {
+            long t = mx.getThreadCpuTime(id);
+            if (t >= 0) {
+                cpu.put(id, t);
+            }
+        }
+        return cpu;
+    }
+
+    /** CPU seconds of each Ferry transport thread (named {@code ferry-...}) since {@code before}. */
+    private static Map<String, Double> threadCpuSecondsSince(Map<Long, Long> before) {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Double> cpu = new java.util.TreeMap<>();
+        for (java.lang.management.ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (info == null || !info.getThreadName().startsWith("ferry-")) {
+                continue;
+            }
+            long now = mx.getThreadCpuTime(info.getThreadId());
+            if (now >= 0) {
+                cpu.put(info.getThreadName(), (now - before.getOrDefault(info.getThreadId(), 0L)) / 1e9);
+            }
+        }
+        return cpu;
+    }
+
+    private static String threads(Sample s) {
+        StringBuilder b = new StringBuilder();
+        s.threadCpuSeconds().forEach((name, sec) -> {
+            if (sec >= 0.05) {
+                b.append(b.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%s %.1f s", name, sec));
+            }
+        });
+        return b.toString();
     }
 
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    private static void report(List<Sample> samples, long size, int rounds, Path out) throws Exception {
+    private static void report(List<Sample> samples, long size, int rounds, int senders, Path out) throws Exception {
         Files.createDirectories(out);
         Map<String, List<Sample>> by = new LinkedHashMap<>();
         for (Sample s : samples) {
@@ -157,10 +214,10 @@ public final class LoopbackThroughput {
         }
         StringBuilder md = new StringBuilder();
         md.append("# Loopback bulk throughput, ").append(LocalDate.now()).append("\n\n")
-                .append(String.format(Locale.ROOT, "%d rounds of %d MiB per transport, alternating, one JVM, %d cores, Java %s.%n%n",
-                        rounds, size >> 20, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")))
-                .append("| transport | median MiB/s | min–max MiB/s | median Mbit/s | CPU s per GiB (both ends) |\n|---|---|---|---|---|\n");
-        StringBuilder json = new StringBuilder("{\"size_bytes\":" + size + ",\"rounds\":" + rounds + ",\"results\":{");
+                .append(String.format(Locale.ROOT, "%d rounds of %d MiB per transport over %d connection(s) into one listener, alternating, one JVM, %d cores, Java %s.%n%n",
+                        rounds, size >> 20, senders, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")))
+                .append("| transport | median MiB/s | min–max MiB/s | median Mbit/s | CPU s per GiB (both ends) | CPU s per transport thread (median round) |\n|---|---|---|---|---|---|\n");
+        StringBuilder json = new StringBuilder("{\"size_bytes\":" + size + ",\"rounds\":" + rounds + ",\"senders\":" + senders + ",\"results\":{");
         Map<String, Double> medians = new LinkedHashMap<>();
         boolean first = true;
         for (Map.Entry<String, List<Sample>> e : by.entrySet()) {
@@ -168,8 +225,10 @@ public final class LoopbackThroughput {
             double[] cpu = e.getValue().stream().mapToDouble(Sample::cpuSecondsPerGib).sorted().toArray();
             double median = rates[rates.length / 2];
             medians.put(e.getKey(), median);
-            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f–%.1f | %.0f | %.2f |%n", e.getKey(), median, rates[0],
-                    rates[rates.length - 1], median * 8 * 1.048576, cpu[cpu.length / 2]));
+            Sample middle = e.getValue().stream().sorted(java.util.Comparator.comparingDouble(Sample::mibPerSecond))
+                    .toList().get(rates.length / 2);
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f–%.1f | %.0f | %.2f | %s |%n", e.getKey(), median, rates[0],
+                    rates[rates.length - 1], median * 8 * 1.048576, cpu[cpu.length / 2], threads(middle)));
             json.append(first ? "" : ",").append('"').append(e.getKey()).append("\":{\"mib_per_s\":[");
             for (int i = 0; i < rates.length; i++) {
                 json.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.2f", rates[i]));

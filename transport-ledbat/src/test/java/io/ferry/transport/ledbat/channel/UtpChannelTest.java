@@ -151,6 +151,58 @@ class UtpChannelTest {
     }
 
     @Test
+    void aListenerSpreadsItsConnectionsOverEveryEventLoop() throws Exception {
+        java.util.Set<io.netty.channel.EventLoop> loops = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Channel server = ferry.listen("utp://127.0.0.1:0", new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                loops.add(ch.eventLoop());
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ctx.writeAndFlush(msg); // echo
+                    }
+                });
+            }
+        }, ChannelOptions.empty()).sync().channel();
+        int expected = io.netty.channel.epoll.Epoll.isAvailable() ? Runtime.getRuntime().availableProcessors() : 1;
+        try {
+            assertEquals(expected, ((UtpServerChannel) server).sockets(), "one socket per event loop with epoll");
+            // the kernel hashes each client's address and port to one socket: with 32 clients and two
+            // sockets, all on one has a chance of 2^-31
+            java.util.List<CompletableFuture<Integer>> echoes = new java.util.ArrayList<>();
+            java.util.List<Channel> clients = new java.util.ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                CompletableFuture<Integer> echoed = new CompletableFuture<>();
+                int[] count = {0};
+                clients.add(ferry.connect("utp://127.0.0.1:" + port(server), new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        count[0] += ((ByteBuf) msg).readableBytes();
+                        ReferenceCountUtil.release(msg);
+                        if (count[0] >= 20_000) {
+                            echoed.complete(count[0]);
+                        }
+                    }
+                }, ChannelOptions.empty()).sync().channel());
+                echoes.add(echoed);
+            }
+            for (Channel c : clients) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(random(20_000, 7)));
+            }
+            for (CompletableFuture<Integer> e : echoes) {
+                assertEquals(20_000, e.get(60, TimeUnit.SECONDS), "every connection is served whole, whichever socket it reached");
+            }
+            assertEquals(Math.min(expected, 32), loops.size(), "accepted connections run on " + loops.size() + " event loops");
+            for (Channel c : clients) {
+                c.close().sync();
+            }
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
     void packetForAnUnknownConnectionIsAnsweredWithReset() throws Exception {
         Channel server = digestServer(ChannelOptions.empty());
         try (DatagramSocket stranger = new DatagramSocket()) {
