@@ -197,8 +197,12 @@ final class UtpEndpoint {
         }
     }
 
-    /** After any call into a connection: re-arm its timer, forget it once it is over, flush sends. */
+    /**
+     * After any call into a connection: collect what it produced, re-arm its timer, forget it once it
+     * is over, flush sends.
+     */
     void afterCall(UtpSocketChannel channel) {
+        channel.collect();
         UtpConnection c = channel.connection();
         if (c != null) {
             if (c.isTerminated()) {
@@ -234,6 +238,9 @@ final class UtpEndpoint {
             UtpConnection c = channel.connection();
             if (c != null && !c.isTerminated()) {
                 c.abort(System.nanoTime());
+            }
+            if (c != null) {
+                c.releaseUncollected(); // the socket is gone: the RESET cannot leave
             }
             channel.timer.stop();
             if (channel.isOpen()) {

@@ -57,8 +57,9 @@ public final class UtpServerChannel extends AbstractServerChannel {
             return null;
         }
         child.attach(io.ferry.transport.ledbat.core.UtpConnection.accept(PathMtu.fit(childSettings.protocol, sender), syn,
-                ThreadLocalRandom.current().nextInt(1 << 16), now, child.events()));
+                ThreadLocalRandom.current().nextInt(1 << 16), now));
         from.register(child);
+        child.collect(); // the answer to the SYN leaves, and the child is active before it is registered
         child.attr(FerryChannels.TRANSPORT).set(transport);
         transport.track(child);
         child.pipeline().addLast(childHandler);

@@ -2,7 +2,6 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.ledbat.core.ConnectionStats;
-import io.ferry.transport.ledbat.core.UtpCallbacks;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.core.UtpException;
 import io.netty.buffer.ByteBuf;
@@ -42,7 +41,6 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     private final UtpTransport transport;
     private final UtpSettings settings;
     private final ArrayDeque<Object> inbound = new ArrayDeque<>();
-    private final Events events = new Events();
     /** The endpoint's wake-up for this connection's next protocol deadline. */
     final UtpEndpoint.Timer timer = new UtpEndpoint.Timer();
     /** Whether the endpoint has this channel in its current batch of received datagrams. */
@@ -58,6 +56,8 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     private boolean delivering;
     private boolean readCompleteOwed;
     private boolean coreClosed;
+    private boolean collecting;
+    private boolean collectAgain;
     private ChannelPromise connectPromise;
     private volatile TransportStatistics lastStatistics;
 
@@ -79,10 +79,6 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     }
 
     // ------------------------------------------------------------------ wiring used by the endpoint
-
-    UtpCallbacks events() {
-        return events;
-    }
 
     void attach(UtpConnection connection) {
         this.connection = connection;
@@ -260,8 +256,8 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         }
         if (wrote) {
             connection.flush(System.nanoTime());
-            endpoint.afterCall(this);
         }
+        endpoint.afterCall(this);
     }
 
     @Override
@@ -297,6 +293,9 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         if (eventLoop().inEventLoop()) {
             inputShutdown = true;
             releaseInbound();
+            if (connection != null) {
+                endpoint.afterCall(this);
+            }
             promise.setSuccess();
         } else {
             eventLoop().execute(() -> shutdownInput(promise));
@@ -415,6 +414,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
             return;
         }
         delivering = true;
+        boolean consumedAny = false;
         try {
             while (!inbound.isEmpty() && (readPending || config.isAutoRead()) && open) {
                 Object next = inbound.poll();
@@ -428,10 +428,14 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
                 pipeline().fireChannelRead(data);
                 if (connection != null) {
                     connection.consumed(n, System.nanoTime());
+                    consumedAny = true;
                 }
             }
         } finally {
             delivering = false;
+        }
+        if (consumedAny) {
+            endpoint.afterCall(this); // a window update may be due
         }
         closeWhenDrained();
     }
@@ -490,10 +494,10 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         this.remote = remote;
         int recvId = endpoint.newConnectionId(remote);
         UtpConnection c = UtpConnection.connect(PathMtu.fit(settings.protocol, remote), recvId, ThreadLocalRandom.current().nextInt(1 << 16),
-                System.nanoTime(), events);
+                System.nanoTime());
         attach(c);
         endpoint.register(this);
-        endpoint.afterCall(this);
+        endpoint.afterCall(this); // the SYN leaves
     }
 
     /** Fails a pending connect whose socket could not be set up. */
@@ -514,80 +518,115 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         }
     }
 
-    /** The core's outputs, all on the event loop. */
-    private final class Events implements UtpCallbacks {
-        @Override
-        public void sendPacket(ByteBuf packet) {
-            endpoint.send(packet, remote);
+    /**
+     * Collects what the protocol core produced since the last call into it: datagrams go to the
+     * endpoint, then events and delivered payload reach the pipeline. Called by the endpoint after
+     * every call into the connection. What the pipeline does in turn may call into the connection
+     * again; those calls only ask for another round, which runs here until the core has nothing more.
+     */
+    void collect() {
+        if (connection == null) {
+            return;
         }
-
-        @Override
-        public void onConnected() {
-            active = true;
-            ChannelPromise promise = connectPromise;
-            if (promise != null) {
-                connectPromise = null;
-                if (promise.trySuccess()) {
-                    pipeline().fireChannelActive(); // the pipeline's head starts reading if autoRead is on
+        if (collecting) {
+            collectAgain = true;
+            return;
+        }
+        collecting = true;
+        try {
+            boolean found;
+            do {
+                collectAgain = false;
+                found = false;
+                for (ByteBuf p; (p = connection.pollTransmit()) != null; ) {
+                    endpoint.send(p, remote);
+                    found = true;
                 }
-            }
-        }
-
-        @Override
-        public void onData(ByteBuf data) {
-            if (!open || inputShutdown) {
-                int n = data.readableBytes();
-                data.release();
-                connection.consumed(n, System.nanoTime());
-                return;
-            }
-            inbound.add(data);
-            deliverInbound();
-        }
-
-        @Override
-        public void onEndOfStream() {
-            if (!open) {
-                return;
-            }
-            inbound.add(END_OF_STREAM);
-            deliverInbound();
-        }
-
-        @Override
-        public void onWritabilityChanged(boolean writable) {
-            if (writable && open && active) {
-                ((UtpUnsafe) unsafe()).resumeWrites();
-            }
-        }
-
-        @Override
-        public void onClosed(Throwable causeOrNull) {
-            coreClosed = true;
-            if (connectPromise != null && !connectPromise.isDone()) {
-                Throwable cause = causeOrNull;
-                if (cause instanceof UtpException && ((UtpException) cause).reason() == UtpException.Reason.CONNECT_TIMEOUT) {
-                    cause = new ConnectTimeoutException("connection timed out: " + remote);
-                } else if (cause instanceof UtpException) {
-                    cause = asIoException((UtpException) cause);
-                } else if (cause == null) {
-                    cause = new ClosedChannelException();
+                int events = connection.pollEvents();
+                if ((events & UtpConnection.CONNECTED) != 0) {
+                    onConnected();
                 }
-                failConnect(cause);
-                return;
-            }
-            if (!open) {
-                return;
-            }
-            if (causeOrNull != null && active) {
-                // What arrived before the failure is delivered first, then the error.
-                deliverInbound();
-                pipeline().fireExceptionCaught(causeOrNull instanceof UtpException
-                        ? asIoException((UtpException) causeOrNull) : causeOrNull);
-                releaseInbound();
-            }
-            closeWhenDrained();
+                for (ByteBuf d; (d = connection.pollData()) != null; ) {
+                    onData(d);
+                    found = true;
+                }
+                if ((events & UtpConnection.END_OF_STREAM) != 0) {
+                    onEndOfStream();
+                }
+                if ((events & UtpConnection.WRITABILITY_CHANGED) != 0) {
+                    onWritabilityChanged(connection.isWritable());
+                }
+                if ((events & UtpConnection.CLOSED) != 0) {
+                    onClosed(connection.closeCause());
+                }
+                found |= events != 0;
+            } while (found || collectAgain);
+        } finally {
+            collecting = false;
         }
+    }
+
+    private void onConnected() {
+        active = true;
+        ChannelPromise promise = connectPromise;
+        if (promise != null) {
+            connectPromise = null;
+            if (promise.trySuccess()) {
+                pipeline().fireChannelActive(); // the pipeline's head starts reading if autoRead is on
+            }
+        }
+    }
+
+    private void onData(ByteBuf data) {
+        if (!open || inputShutdown) {
+            int n = data.readableBytes();
+            data.release();
+            connection.consumed(n, System.nanoTime());
+            return;
+        }
+        inbound.add(data);
+        deliverInbound();
+    }
+
+    private void onEndOfStream() {
+        if (!open) {
+            return;
+        }
+        inbound.add(END_OF_STREAM);
+        deliverInbound();
+    }
+
+    private void onWritabilityChanged(boolean writable) {
+        if (writable && open && active) {
+            ((UtpUnsafe) unsafe()).resumeWrites();
+        }
+    }
+
+    private void onClosed(Throwable causeOrNull) {
+        coreClosed = true;
+        if (connectPromise != null && !connectPromise.isDone()) {
+            Throwable cause = causeOrNull;
+            if (cause instanceof UtpException && ((UtpException) cause).reason() == UtpException.Reason.CONNECT_TIMEOUT) {
+                cause = new ConnectTimeoutException("connection timed out: " + remote);
+            } else if (cause instanceof UtpException) {
+                cause = asIoException((UtpException) cause);
+            } else if (cause == null) {
+                cause = new ClosedChannelException();
+            }
+            failConnect(cause);
+            return;
+        }
+        if (!open) {
+            return;
+        }
+        if (causeOrNull != null && active) {
+            // What arrived before the failure is delivered first, then the error.
+            deliverInbound();
+            pipeline().fireExceptionCaught(causeOrNull instanceof UtpException
+                    ? asIoException((UtpException) causeOrNull) : causeOrNull);
+            releaseInbound();
+        }
+        closeWhenDrained();
     }
 
     private final class UtpUnsafe extends AbstractUnsafe {

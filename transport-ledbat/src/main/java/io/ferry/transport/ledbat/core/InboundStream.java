@@ -4,35 +4,38 @@ import io.ferry.transport.ledbat.wire.PacketType;
 import io.ferry.transport.ledbat.wire.SelectiveAckBitmap;
 import io.ferry.transport.ledbat.wire.UtpWire;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 
 /**
  * The receiving half of a connection: puts the peer's DATA and FIN packets back in order, delivers
  * their payload to the application, tracks the end of the stream, and accounts the receive window
- * ({@code wnd_size} = the receive buffer minus reordered and delivered-but-unconsumed bytes).
+ * ({@code wnd_size} = the receive buffer minus the memory that reordered and delivered-but-unconsumed
+ * payloads hold, as {@link ReceivedPayloads} charges it).
  */
 final class InboundStream {
     private final long receiveBufferSize;
     private final int maxPayload;
-    private final UtpCallbacks callbacks;
+    private final ConnectionOutput out;
     private final AckScheduler acks;
     private final ConnectionStats stats;
     private final ReorderBuffer reorder = new ReorderBuffer();
+    private final UnconsumedCharges unconsumed = new UnconsumedCharges();
+    private final ByteBufAllocator alloc;
 
     private int ackNr;
-    private long unconsumed;
     private boolean eofKnown;
     private int eofSeq;
     private boolean finished;
     private boolean discarding;
-    private boolean released;
 
-    InboundStream(UtpConfig config, UtpCallbacks callbacks, AckScheduler acks, ConnectionStats stats) {
+    InboundStream(UtpConfig config, ConnectionOutput out, AckScheduler acks, ConnectionStats stats) {
         this.receiveBufferSize = config.receiveBufferSize();
         this.maxPayload = config.maxPayloadSize();
-        this.callbacks = callbacks;
+        this.out = out;
         this.acks = acks;
         this.stats = stats;
+        this.alloc = config.allocator();
     }
 
     /** Sets the sequence number of the last packet considered received (before the first data). */
@@ -57,18 +60,23 @@ final class InboundStream {
 
     /** The receive window to advertise, in bytes. */
     long window() {
-        return Math.max(0, receiveBufferSize - reorder.bufferedBytes() - unconsumed);
+        return Math.max(0, receiveBufferSize - reorder.bufferedBytes() - unconsumed.charge());
     }
 
     /** The application processed {@code bytes} of delivered data. */
     void consumed(int bytes) {
-        unconsumed = Math.max(0, unconsumed - bytes);
+        unconsumed.consume(bytes);
+    }
+
+    /** Memory held in received payloads: reordered, and delivered but not yet consumed. */
+    long heldBytes() {
+        return reorder.bufferedBytes() + unconsumed.charge();
     }
 
     /** From now on, payload is acknowledged but dropped instead of delivered ({@code close()}). */
     void discardFurtherData() {
         discarding = true;
-        unconsumed = 0;
+        unconsumed.clear();
     }
 
     void fillSelectiveAck(SelectiveAckBitmap bitmap) {
@@ -78,10 +86,11 @@ final class InboundStream {
     /**
      * Accepts a DATA or FIN packet: delivers it and whatever it unblocks, stores it if it is early, or
      * drops it if it is a duplicate, too far ahead, past the FIN or beyond the receive buffer. Asks the
-     * {@link AckScheduler} for the acknowledgement each case needs. Callbacks run from inside; if one
-     * of them closes the connection ({@link #releaseAll()}), this returns at once.
+     * {@link AckScheduler} for the acknowledgement each case needs. Delivered payload and the end of
+     * the stream go to the connection's output for its driver to collect.
      *
-     * @param packet the datagram (borrowed; payload is retained as a slice when kept)
+     * @param packet the datagram (borrowed; a kept payload is a retained slice or a copy, see
+     *               {@link ReceivedPayloads})
      */
     void onPacket(PacketType type, int seq, ByteBuf packet, int payloadOffset, int length, long nowNanos) {
         if (finished || (eofKnown && UtpWire.seqDiff(seq, eofSeq) > 0)) {
@@ -94,7 +103,13 @@ final class InboundStream {
             acks.onIrregularPacket();
             return;
         }
-        if (distance >= ReorderBuffer.MAX_DISTANCE || !hasRoomFor(distance, length)) {
+        if (distance >= ReorderBuffer.MAX_DISTANCE) {
+            acks.requestImmediate();
+            return;
+        }
+        ByteBuf payload = length > 0 ? ReceivedPayloads.keep(packet, payloadOffset, length, alloc) : Unpooled.EMPTY_BUFFER;
+        if (!hasRoomFor(distance, payload)) {
+            payload.release();
             acks.requestImmediate();
             return;
         }
@@ -102,7 +117,6 @@ final class InboundStream {
             eofKnown = true;
             eofSeq = seq;
         }
-        ByteBuf payload = length > 0 ? packet.retainedSlice(payloadOffset, length) : Unpooled.EMPTY_BUFFER;
         if (distance > 0) {
             reorder.put(seq, distance, payload);
             acks.onIrregularPacket();
@@ -115,14 +129,14 @@ final class InboundStream {
             acks.onInOrderPacket(nowNanos);
         }
         ByteBuf next;
-        while (!released && (next = reorder.take(UtpWire.seqAdd(ackNr, 1))) != null) {
+        while ((next = reorder.take(UtpWire.seqAdd(ackNr, 1))) != null) {
             acks.requestImmediate();
             deliver(next);
         }
-        if (!released && eofKnown && ackNr == eofSeq) {
+        if (eofKnown && ackNr == eofSeq) {
             finished = true;
             acks.requestImmediate();
-            callbacks.onEndOfStream();
+            out.event(UtpConnection.END_OF_STREAM);
         }
     }
 
@@ -131,10 +145,10 @@ final class InboundStream {
      * expected packet always fits while anything waits behind it: refusing it would leave the reorder
      * buffer full of data that can never be delivered.
      */
-    private boolean hasRoomFor(int distance, int length) {
-        return discarding || length == 0
+    private boolean hasRoomFor(int distance, ByteBuf payload) {
+        return discarding || !payload.isReadable()
                 || (distance == 0 && !reorder.isEmpty())
-                || reorder.bufferedBytes() + unconsumed + length <= receiveBufferSize + maxPayload;
+                || heldBytes() + ReceivedPayloads.charge(payload) <= receiveBufferSize + maxPayload;
     }
 
     private void deliver(ByteBuf payload) {
@@ -149,13 +163,12 @@ final class InboundStream {
             payload.release();
             return;
         }
-        unconsumed += length;
-        callbacks.onData(payload);
+        unconsumed.add(length, ReceivedPayloads.charge(payload));
+        out.deliver(payload);
     }
 
     /** Releases every stored payload; nothing more is delivered. */
     void releaseAll() {
-        released = true;
         reorder.releaseAll();
     }
 }

@@ -26,7 +26,7 @@ final class ReorderBuffer {
         return count == 0;
     }
 
-    /** Payload bytes held. */
+    /** Memory held by the stored payloads, as {@link ReceivedPayloads#charge} counts it. */
     long bufferedBytes() {
         return bufferedBytes;
     }
@@ -50,7 +50,7 @@ final class ReorderBuffer {
             highestSeq = seq;
         }
         count++;
-        bufferedBytes += payload.readableBytes();
+        bufferedBytes += ReceivedPayloads.charge(payload);
     }
 
     /** Removes and returns the payload of {@code seq}, or {@code null} if it is not stored. */
@@ -65,7 +65,7 @@ final class ReorderBuffer {
         }
         payloads[i] = null;
         count--;
-        bufferedBytes -= p.readableBytes();
+        bufferedBytes -= ReceivedPayloads.charge(p);
         return p;
     }
 

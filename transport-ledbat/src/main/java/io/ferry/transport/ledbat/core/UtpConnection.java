@@ -18,18 +18,24 @@ import java.time.Duration;
 /**
  * One uTP (BEP 29) connection as a sans-I/O state machine: it consumes received datagrams, the
  * application's bytes and the current time, and produces datagrams, delivered bytes, events and its
- * next timer deadline. It owns no socket, no thread and no clock.
+ * next timer deadline. It owns no socket, no thread and no clock, and it never calls out: its driver
+ * pulls what it produced, in the manner of quinn-proto's {@code poll_transmit} and quiche's
+ * {@code send}, so no code of the driver runs in the middle of the connection's handling of an event.
  *
  * <h2>Driving it</h2>
  * <ul>
- *   <li>Create it with {@link #connect} (sends a SYN) or {@link #accept} (answers a SYN).</li>
+ *   <li>Create it with {@link #connect} (queues a SYN) or {@link #accept} (queues the answer to a SYN).</li>
  *   <li>Pass every datagram addressed to it to {@link #onPacket}; the caller keeps ownership of the
  *       buffer and may release it as soon as the call returns.</li>
- *   <li>After <em>every</em> call into the connection, (re)arm one timer for
- *       {@link #nextDeadlineNanos()} and call {@link #onTimer} when it fires (calling it early is
- *       harmless).</li>
+ *   <li>After <em>every</em> call into the connection (its factories included): take the datagrams to
+ *       send with {@link #pollTransmit} until it returns {@code null}, the events with
+ *       {@link #pollEvents}, and the delivered payload with {@link #pollData} until it returns
+ *       {@code null}; then (re)arm one timer for {@link #nextDeadlineNanos()} and call
+ *       {@link #onTimer} when it fires (calling it early is harmless). What the driver does with the
+ *       events may call into the connection again; then collect again.</li>
  *   <li>Hand application bytes to {@link #write}, then {@link #flush}; stop when {@link #write} accepts
- *       less than offered and resume on {@link UtpCallbacks#onWritabilityChanged}.</li>
+ *       less than offered and resume after the {@link #WRITABILITY_CHANGED} event finds
+ *       {@link #isWritable()} true.</li>
  *   <li>Report bytes the application has processed with {@link #consumed}; until then they count
  *       against the receive window (this is how {@code autoRead = false} applies backpressure).</li>
  *   <li>Forget the connection once {@link #isTerminated()} is true.</li>
@@ -63,6 +69,19 @@ import java.time.Duration;
  * receiver repeat a lost cumulative ACK; and quick ACKs at the receiver.
  */
 public final class UtpConnection {
+    /** Event: the handshake completed (reported once; for an acceptor, by {@link #accept} itself). */
+    public static final int CONNECTED = 1;
+    /** Event: the peer's FIN was reached in order, after the last payload (reported at most once). */
+    public static final int END_OF_STREAM = 2;
+    /** Event: {@link #isWritable()} changed. */
+    public static final int WRITABILITY_CHANGED = 4;
+    /**
+     * Event: the connection closed (reported once), with {@link #closeCause()}. After it every entry
+     * point is a no-op, except that a gracefully closed connection may still acknowledge the peer's
+     * retransmitted FIN until {@link #isTerminated()}.
+     */
+    public static final int CLOSED = 8;
+
     /** Packets sent after a packet that must be acknowledged before it is declared lost. */
     static final int REORDER_THRESHOLD = 3;
     /** Duplicate ACKs that trigger a fast retransmission. */
@@ -104,7 +123,7 @@ public final class UtpConnection {
     private static final int WINDOW_UPDATE_CAP = 64 * 1024;
 
     private final UtpConfig config;
-    private final UtpCallbacks callbacks;
+    private final ConnectionOutput out = new ConnectionOutput();
     private final ByteBufAllocator alloc;
     private final CongestionControl cc;
     private final Pacer pacer;
@@ -122,7 +141,7 @@ public final class UtpConnection {
     private final int maxPayload;
 
     private ConnectionState state;
-    private boolean closedNotified;
+    private boolean closed;
     private boolean peerConfirmed;
     private int synSeq;
     private int seqNr;
@@ -166,13 +185,8 @@ public final class UtpConnection {
     private long lastSendNanos;
     private long lastReceiveNanos;
 
-    private UtpConnection(UtpConfig config, UtpCallbacks callbacks, int recvId, int sendId, boolean initiator,
-                          long nowNanos) {
-        if (callbacks == null) {
-            throw new IllegalArgumentException("callbacks must not be null");
-        }
+    private UtpConnection(UtpConfig config, int recvId, int sendId, boolean initiator, long nowNanos) {
         this.config = config;
-        this.callbacks = callbacks;
         this.alloc = config.allocator();
         this.recvId = recvId & UtpWire.SEQ_MASK;
         this.sendId = sendId & UtpWire.SEQ_MASK;
@@ -183,27 +197,24 @@ public final class UtpConnection {
         this.pacer = new Pacer(2 * config.packetSize());
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
         this.acks = new AckScheduler(config.delayedAckTimeoutNanos());
-        this.inbound = new InboundStream(config, callbacks, acks, stats);
+        this.inbound = new InboundStream(config, out, acks, stats);
         this.peerWindow = config.packetSize();
         this.lastSendNanos = nowNanos;
         this.lastReceiveNanos = nowNanos;
     }
 
     /**
-     * Opens a connection: creates the initiator side and sends its SYN (through
-     * {@link UtpCallbacks#sendPacket}) before returning.
+     * Opens a connection: creates the initiator side and queues its SYN for {@link #pollTransmit}.
      *
      * @param config       the settings
      * @param recvId       a random connection id; packets to this side carry it, the peer's carry
      *                     {@code recvId + 1}. The caller keeps it unique per remote address.
      * @param initialSeqNr the SYN's sequence number (BEP 29 uses 1; any value works)
      * @param nowNanos     the current time
-     * @param callbacks    the connection's outputs
      * @return the connection, in state {@link ConnectionState#SYN_SENT}
      */
-    public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos,
-                                        UtpCallbacks callbacks) {
-        UtpConnection c = new UtpConnection(config, callbacks, recvId, recvId + 1, true, nowNanos);
+    public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
+        UtpConnection c = new UtpConnection(config, recvId, recvId + 1, true, nowNanos);
         c.state = ConnectionState.SYN_SENT;
         c.peerConfirmed = true;
         c.seqNr = initialSeqNr & UtpWire.SEQ_MASK;
@@ -215,18 +226,16 @@ public final class UtpConnection {
 
     /**
      * Accepts a connection: creates the acceptor side for a received SYN, answers it with a STATE and
-     * reports {@link UtpCallbacks#onConnected()} before returning.
+     * reports {@link #CONNECTED} (both for the driver to collect).
      *
      * @param config       the settings
      * @param syn          the SYN datagram (the caller keeps ownership)
      * @param initialSeqNr this side's first sequence number (should be random)
      * @param nowNanos     the current time
-     * @param callbacks    the connection's outputs
      * @return the connection, in state {@link ConnectionState#CONNECTED}
      * @throws IllegalArgumentException if {@code syn} is not a valid SYN packet
      */
-    public static UtpConnection accept(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos,
-                                       UtpCallbacks callbacks) {
+    public static UtpConnection accept(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos) {
         PacketReader r = new PacketReader();
         PacketValidity validity = r.wrap(syn);
         if (validity != PacketValidity.VALID) {
@@ -236,7 +245,7 @@ public final class UtpConnection {
             throw new IllegalArgumentException("expected a SYN packet, got " + r.type());
         }
         int peerRecvId = r.connectionId();
-        UtpConnection c = new UtpConnection(config, callbacks, peerRecvId + 1, peerRecvId, false, nowNanos);
+        UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
         c.state = ConnectionState.CONNECTED;
         c.seqNr = initialSeqNr & UtpWire.SEQ_MASK;
         c.inbound.start(r.seqNr());
@@ -245,7 +254,7 @@ public final class UtpConnection {
         c.noteTimestamps(r, nowNanos);
         c.sendState(nowNanos);
         c.rtoDeadline = nowNanos + c.rtt.rtoNanos();
-        callbacks.onConnected();
+        c.out.event(CONNECTED);
         return c;
     }
 
@@ -289,7 +298,7 @@ public final class UtpConnection {
             confirmPeer();
         }
         if (state == ConnectionState.SYN_SENT) {
-            if (!completeHandshake(nowNanos) || closedNotified) {
+            if (!completeHandshake(nowNanos)) {
                 return;
             }
         } else if (type == PacketType.SYN) {
@@ -309,9 +318,6 @@ public final class UtpConnection {
         }
         if (type == PacketType.DATA || type == PacketType.FIN) {
             inbound.onPacket(type, reader.seqNr(), packet, reader.payloadOffset(), reader.payloadLength(), nowNanos);
-            if (closedNotified) {
-                return;
-            }
         }
         afterEvent(nowNanos);
     }
@@ -351,7 +357,7 @@ public final class UtpConnection {
         }
         if (nowNanos >= rtoDeadline) {
             onRetransmissionTimeout(nowNanos);
-            if (closedNotified) {
+            if (closed) {
                 return;
             }
         } else if (nowNanos >= tlpDeadline) {
@@ -408,8 +414,8 @@ public final class UtpConnection {
      * @throws IllegalStateException if the output was shut down or the connection is closed
      */
     public int write(ByteBuf data) {
-        if (closedNotified || outputShutdown) {
-            throw new IllegalStateException(closedNotified ? "connection is closed" : "output is shut down");
+        if (closed || outputShutdown) {
+            throw new IllegalStateException(closed ? "connection is closed" : "output is shut down");
         }
         int n = (int) Math.min(data.readableBytes(), sendBufferSpace());
         if (n > 0) {
@@ -426,7 +432,7 @@ public final class UtpConnection {
      * @param nowNanos the current time
      */
     public void flush(long nowNanos) {
-        if (closedNotified) {
+        if (closed) {
             return;
         }
         sendQueue.flush();
@@ -441,7 +447,7 @@ public final class UtpConnection {
      * @param nowNanos the current time
      */
     public void consumed(int bytes, long nowNanos) {
-        if (closedNotified || bytes <= 0) {
+        if (closed || bytes <= 0) {
             return;
         }
         inbound.consumed(bytes);
@@ -460,7 +466,7 @@ public final class UtpConnection {
      * @param nowNanos the current time
      */
     public void shutdownOutput(long nowNanos) {
-        if (closedNotified || outputShutdown) {
+        if (closed || outputShutdown) {
             return;
         }
         outputShutdown = true;
@@ -470,7 +476,7 @@ public final class UtpConnection {
 
     /**
      * Closes gracefully: sends a FIN after the queued bytes, discards further incoming data and
-     * completes when both FINs are acknowledged, reporting {@code onClosed(null)}. Draining the send
+     * completes when both FINs are acknowledged, raising {@link #CLOSED} with no cause. Draining the send
      * buffer is bounded by the retransmission limit like any transfer; once our FIN is acknowledged,
      * the peer has the close timeout to send its own FIN, after which the connection is reset and
      * fails with {@link UtpException.Reason#CLOSE_TIMEOUT}. Before the handshake completes this is an
@@ -479,7 +485,7 @@ public final class UtpConnection {
      * @param nowNanos the current time
      */
     public void close(long nowNanos) {
-        if (closedNotified) {
+        if (closed) {
             return;
         }
         if (state == ConnectionState.SYN_SENT) {
@@ -498,16 +504,61 @@ public final class UtpConnection {
     }
 
     /**
-     * Closes at once: sends a RESET, drops every buffer and reports {@code onClosed(null)}.
+     * Closes at once: queues a RESET, drops every buffer and raises {@link #CLOSED} with no cause.
      *
      * @param nowNanos the current time
      */
     public void abort(long nowNanos) {
-        if (closedNotified) {
+        if (closed) {
             return;
         }
         sendReset(nowNanos);
         terminate(null);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Outputs, pulled by the driver
+
+    /**
+     * The next datagram to send to the peer, or {@code null} if there is none; ownership passes to
+     * the caller. Datagrams come in the order they must leave.
+     */
+    public ByteBuf pollTransmit() {
+        return out.pollTransmit();
+    }
+
+    /**
+     * The next run of in-order payload for the application, or {@code null}; ownership passes to the
+     * caller. The bytes count against the receive window until reported through {@link #consumed}.
+     */
+    public ByteBuf pollData() {
+        return out.pollData();
+    }
+
+    /**
+     * The events raised since the last call, as a set of bits ({@link #CONNECTED},
+     * {@link #END_OF_STREAM}, {@link #WRITABILITY_CHANGED}, {@link #CLOSED}); each is reported once.
+     * Take the payload ({@link #pollData}) before acting on {@link #END_OF_STREAM} or {@link #CLOSED}:
+     * it arrived before them.
+     */
+    public int pollEvents() {
+        return out.pollEvents();
+    }
+
+    /**
+     * Why the connection closed: {@code null} after a graceful close or a local {@link #abort}, a
+     * {@link UtpException} saying why otherwise (meaningful once {@link #CLOSED} was raised).
+     */
+    public Throwable closeCause() {
+        return out.closeCause();
+    }
+
+    /**
+     * Releases datagrams and payload produced but never collected, for a driver that gives the
+     * connection up without draining it (its socket closed).
+     */
+    public void releaseUncollected() {
+        out.releaseAll();
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -533,9 +584,9 @@ public final class UtpConnection {
         return state;
     }
 
-    /** Returns whether {@link UtpCallbacks#onClosed} was reported. */
+    /** Returns whether the connection closed ({@link #CLOSED} was raised). */
     public boolean isClosed() {
-        return closedNotified;
+        return closed;
     }
 
     /** Returns whether the connection needs no more packets or timers: the driver may forget it. */
@@ -553,7 +604,7 @@ public final class UtpConnection {
 
     /** Returns whether {@link #write} may be called and is worth calling (the send buffer has room). */
     public boolean isWritable() {
-        return writable && !outputShutdown && !closedNotified;
+        return writable && !outputShutdown && !closed;
     }
 
     /** Returns whether the output was shut down ({@link #shutdownOutput} or {@link #close}). */
@@ -658,7 +709,7 @@ public final class UtpConnection {
         inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
-        callbacks.onConnected();
+        out.event(CONNECTED);
         return true;
     }
 
@@ -905,7 +956,7 @@ public final class UtpConnection {
     // Sending
 
     private void afterEvent(long nowNanos) {
-        if (closedNotified) {
+        if (closed) {
             return;
         }
         trySend(nowNanos);
@@ -1043,7 +1094,7 @@ public final class UtpConnection {
         if (rtoDeadline == NONE) {
             rtoDeadline = nowNanos + rtt.rtoNanos();
         }
-        callbacks.sendPacket(p.retainedDuplicate());
+        out.send(p.retainedDuplicate());
     }
 
     private void sendState(long nowNanos) {
@@ -1062,7 +1113,7 @@ public final class UtpConnection {
         lastSendNanos = nowNanos;
         acks.onAckSent();
         stats.packetsSent++;
-        callbacks.sendPacket(p);
+        out.send(p);
     }
 
     private void sendReset(long nowNanos) {
@@ -1070,7 +1121,7 @@ public final class UtpConnection {
         PacketWriter.writeHeader(p, PacketType.RESET, UtpWire.EXTENSION_NONE, sendId, UtpWire.micros32(nowNanos),
                 replyMicros, 0, seqNr, inbound.ackNr());
         stats.packetsSent++;
-        callbacks.sendPacket(p);
+        out.send(p);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -1196,7 +1247,7 @@ public final class UtpConnection {
     }
 
     private void maybeFinish(long nowNanos) {
-        if (state != ConnectionState.CONNECTED || !finAcked || closedNotified) {
+        if (state != ConnectionState.CONNECTED || !finAcked || closed) {
             return;
         }
         if (!inbound.isFinished()) {
@@ -1235,10 +1286,10 @@ public final class UtpConnection {
     }
 
     private void notifyClosed(Throwable cause) {
-        if (!closedNotified) {
-            closedNotified = true;
+        if (!closed) {
+            closed = true;
             writable = false;
-            callbacks.onClosed(cause);
+            out.closed(cause);
         }
     }
 
@@ -1260,15 +1311,15 @@ public final class UtpConnection {
     }
 
     private void updateWritability() {
-        if (closedNotified) {
+        if (closed) {
             return;
         }
         if (writable && sendBufferSpace() == 0) {
             writable = false;
-            callbacks.onWritabilityChanged(false);
+            out.event(WRITABILITY_CHANGED);
         } else if (!writable && sendBuffered() <= config.sendBufferSize() / 2) {
             writable = true;
-            callbacks.onWritabilityChanged(true);
+            out.event(WRITABILITY_CHANGED);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.ferry.transport.ledbat.sim;
 
-import io.ferry.transport.ledbat.core.UtpCallbacks;
 import io.ferry.transport.ledbat.core.UtpConfig;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.core.UtpDemux;
@@ -19,7 +18,7 @@ import java.util.function.Consumer;
  * given byte array as fast as the connection accepts it, and hashes what it receives. Its clock is
  * the simulation's plus a fixed offset, so the two peers' clocks disagree like real ones.
  */
-public final class SimPeer implements UtpCallbacks {
+public final class SimPeer {
     private static final int WRITE_CHUNK = 16 * 1024;
 
     private final String name;
@@ -69,18 +68,15 @@ public final class SimPeer implements UtpCallbacks {
 
     public void connect(UtpConfig config, int recvId, int initialSeq) {
         this.config = config;
-        connection = UtpConnection.connect(config, recvId, initialSeq, now(), this);
+        connection = UtpConnection.connect(config, recvId, initialSeq, now());
         reschedule();
     }
 
     /** Called with every packet the link delivers; accepts the first SYN. */
     public void receive(ByteBuf packet, UtpConfig config, int initialSeq) {
         if (connection == null) {
-            connection = UtpConnection.accept(config, packet, initialSeq, now(), this);
+            connection = UtpConnection.accept(config, packet, initialSeq, now());
             this.config = config;
-            if (connected) {
-                pump();
-            }
             reschedule();
         } else {
             deliver(packet);
@@ -167,10 +163,42 @@ public final class SimPeer implements UtpCallbacks {
         maybeClose();
     }
 
+    /** Takes what the connection produced, as a socket adapter would, and acts on it. */
+    private void collect() {
+        boolean found;
+        do {
+            found = false;
+            for (ByteBuf p; (p = connection.pollTransmit()) != null; ) {
+                sendPacket(p);
+                found = true;
+            }
+            int events = connection.pollEvents();
+            if ((events & UtpConnection.CONNECTED) != 0) {
+                onConnected();
+            }
+            for (ByteBuf d; (d = connection.pollData()) != null; ) {
+                onData(d);
+                found = true;
+            }
+            if ((events & UtpConnection.END_OF_STREAM) != 0) {
+                onEndOfStream();
+            }
+            if ((events & UtpConnection.WRITABILITY_CHANGED) != 0) {
+                onWritabilityChanged(connection.isWritable());
+            }
+            if ((events & UtpConnection.CLOSED) != 0) {
+                onClosed(connection.closeCause());
+            }
+            found |= events != 0;
+        } while (found);
+    }
+
+    /** After every call into the connection: collect its output, then re-arm its one timer. */
     private void reschedule() {
         if (connection == null) {
             return;
         }
+        collect();
         long deadline = connection.nextDeadlineNanos();
         if (deadline == scheduledDeadline) {
             return;
@@ -207,23 +235,20 @@ public final class SimPeer implements UtpCallbacks {
         });
     }
 
-    // ---- UtpCallbacks
+    // ---- what the connection produced
 
-    @Override
-    public void sendPacket(ByteBuf packet) {
+    private void sendPacket(ByteBuf packet) {
         wire.accept(packet);
     }
 
-    @Override
-    public void onConnected() {
+    private void onConnected() {
         connected = true;
         if (connection != null) {
             pump();
         }
     }
 
-    @Override
-    public void onData(ByteBuf data) {
+    private void onData(ByteBuf data) {
         try {
             int n = data.readableBytes();
             received.update(data.nioBuffer());
@@ -240,14 +265,12 @@ public final class SimPeer implements UtpCallbacks {
         }
     }
 
-    @Override
-    public void onEndOfStream() {
+    private void onEndOfStream() {
         endOfStream = true;
         maybeClose();
     }
 
-    @Override
-    public void onWritabilityChanged(boolean writable) {
+    private void onWritabilityChanged(boolean writable) {
         if (writable) {
             writableEvents++;
             pump();
@@ -256,8 +279,7 @@ public final class SimPeer implements UtpCallbacks {
         }
     }
 
-    @Override
-    public void onClosed(Throwable causeOrNull) {
+    private void onClosed(Throwable causeOrNull) {
         closed = true;
         closeCause = causeOrNull;
         closedAtNanos = events.now();
