@@ -12,7 +12,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -55,6 +54,7 @@ final class UtpEndpoint {
     private final AtomicLong unknownConnectionPackets = new AtomicLong();
 
     private DatagramChannel socket;
+    private SegmentingSender sender;
     private volatile UtpServerChannel acceptor;
     private boolean inReadBatch;
     private boolean flushOwed;
@@ -92,20 +92,22 @@ final class UtpEndpoint {
     }
 
     private Bootstrap bootstrap(EventLoop loop, int packetSize) {
-        return new Bootstrap().group(loop).channel(transport.io().datagramChannelClass())
+        Bootstrap bootstrap = new Bootstrap().group(loop).channel(transport.io().datagramChannelClass())
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
                 .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(packetSize, 2048)))
                 .option(ChannelOption.MAX_MESSAGES_PER_READ, 64)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new io.netty.channel.WriteBufferWaterMark(4 << 20, 8 << 20))
                 .handler(new io.netty.channel.ChannelInitializer<DatagramChannel>() {
                     @Override
                     protected void initChannel(DatagramChannel ch) {
                         socket = ch;
+                        sender = new SegmentingSender(ch, connectedSocket, transport.io().segmentedSends());
                         ch.closeFuture().addListener(f -> abandonAll());
                         ch.pipeline().addLast(Inbound.NAME, new Inbound(UtpEndpoint.this));
                     }
                 });
+        transport.io().configureReads(bootstrap, packetSize);
+        return bootstrap;
     }
 
     // ------------------------------------------------------------------ queries
@@ -115,7 +117,7 @@ final class UtpEndpoint {
     }
 
     String implementation() {
-        return transport.io().name();
+        return transport.io().name() + transport.io().batching(sender != null && sender.isSegmenting());
     }
 
     /** Datagrams dropped because they were not valid uTP packets. */
@@ -189,7 +191,7 @@ final class UtpEndpoint {
             packet.release();
             return;
         }
-        socket.write(connectedSocket ? packet : new DatagramPacket(packet, to), socket.voidPromise());
+        sender.add(packet, to);
         flushOwed = true;
         if (!inReadBatch && !flushScheduled) {
             flushScheduled = true;
@@ -234,6 +236,9 @@ final class UtpEndpoint {
      * buffers it holds for retransmission) is released, and their channels close.
      */
     private void abandonAll() {
+        if (sender != null) {
+            sender.discard();
+        }
         for (UtpSocketChannel channel : new ArrayList<>(connections.values())) {
             UtpConnection c = channel.connection();
             if (c != null && !c.isTerminated()) {
@@ -288,6 +293,7 @@ final class UtpEndpoint {
         flushScheduled = false;
         if (flushOwed && socket != null) {
             flushOwed = false;
+            sender.drain();
             socket.flush();
         }
     }

@@ -1,6 +1,8 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -24,13 +26,24 @@ public final class UtpIo {
     public static final String NATIVE_PROPERTY = "ferry.utp.native";
     /** System property that, set to {@code false}, keeps a listener on one socket and one event loop. */
     public static final String REUSE_PORT_PROPERTY = "ferry.utp.reusePort";
+    /** System property that, set to {@code false}, sends every packet as its own datagram (no UDP GSO). */
+    public static final String GSO_PROPERTY = "ferry.utp.gso";
+    /** System property that, set to {@code false}, receives one datagram per read (no {@code UDP_GRO}). */
+    public static final String GRO_PROPERTY = "ferry.utp.gro";
+    /** Largest UDP payload a coalesced ({@code UDP_GRO}) read can return. */
+    static final int COALESCED_READ_SIZE = 65_536;
 
     private final boolean epoll;
     private final boolean reusePort;
+    private final boolean gso;
+    private final boolean gro;
 
     private UtpIo(boolean epoll) {
         this.epoll = epoll;
         this.reusePort = epoll && Boolean.parseBoolean(System.getProperty(REUSE_PORT_PROPERTY, "true"));
+        this.gso = epoll && EpollDatagramChannel.isSegmentedDatagramPacketSupported()
+                && Boolean.parseBoolean(System.getProperty(GSO_PROPERTY, "true"));
+        this.gro = epoll && Boolean.parseBoolean(System.getProperty(GRO_PROPERTY, "true"));
     }
 
     /** Epoll where available and not disabled, NIO otherwise. */
@@ -58,6 +71,30 @@ public final class UtpIo {
         if (reusePort) {
             bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
         }
+    }
+
+    /** Whether runs of packets to one peer leave as one UDP GSO send ({@link SegmentingSender}). */
+    boolean segmentedSends() {
+        return gso;
+    }
+
+    /**
+     * Sets how a socket reads: with {@code UDP_GRO} the kernel hands over a run of datagrams from one
+     * peer (such as one GSO send) in one read of up to 64 KiB, split back into datagrams by Netty;
+     * otherwise one datagram per read into a buffer of {@code packetSize} (at least 2 KiB).
+     */
+    void configureReads(Bootstrap bootstrap, int packetSize) {
+        if (gro) {
+            bootstrap.option(EpollChannelOption.UDP_GRO, true)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(COALESCED_READ_SIZE));
+        } else {
+            bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(packetSize, 2048)));
+        }
+    }
+
+    /** What a socket does beyond plain datagrams, for {@code implementation} in statistics: "", "+gso", "+gro", "+gso+gro". */
+    String batching(boolean segmentingNow) {
+        return (segmentingNow ? "+gso" : "") + (gro ? "+gro" : "");
     }
 
     IoHandlerFactory newIoHandlerFactory() {

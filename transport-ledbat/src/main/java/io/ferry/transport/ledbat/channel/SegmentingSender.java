@@ -1,0 +1,155 @@
+package io.ferry.transport.ledbat.channel;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.unix.SegmentedDatagramPacket;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Writes an endpoint's outgoing packets to its UDP socket, gathering consecutive packets to one peer
+ * into runs that leave as a single UDP GSO send ({@link SegmentedDatagramPacket}): the kernel walks its
+ * UDP and IP layers once per run instead of once per packet, and on loopback (or towards a receiver with
+ * {@code UDP_GRO}) the run travels as one buffer. A run is packets of one size, the last of them possibly
+ * shorter, at most {@value #MAX_SEGMENTS} of them and at most {@value #MAX_GSO_PAYLOAD} bytes together;
+ * the packets are gathered without copying (a composite buffer, written with one {@code iovec} each).
+ *
+ * <p>What is not part of a run goes out as a plain datagram, in order; runs are written when the endpoint
+ * flushes, and Netty hands all writes of one flush to {@code sendmmsg}. The first send the kernel
+ * refuses (it does so with {@code EIO} on a route whose device cannot checksum a segmented datagram)
+ * turns segmentation off for this socket; its packets are lost like any others and retransmitted.
+ * Single-threaded: the socket's event loop only.
+ */
+final class SegmentingSender {
+
+    /** Most segments in one GSO send (the kernel's {@code UDP_MAX_SEGMENTS} is 64 on older kernels). */
+    static final int MAX_SEGMENTS = 64;
+    /** Most payload bytes in one UDP datagram over IPv4, segmented or not. */
+    static final int MAX_GSO_PAYLOAD = 65_507;
+
+    private static final InternalLogger log = InternalLoggerFactory.getInstance(SegmentingSender.class);
+
+    private final DatagramChannel socket;
+    private final boolean connectedSocket;
+    private final ByteBuf[] run = new ByteBuf[MAX_SEGMENTS];
+    private final ChannelFutureListener refusal = this::onSegmentedSendDone;
+    private boolean segmenting;
+    private int count;
+    private int segmentSize;
+    private int runBytes;
+    private boolean sealed;
+    private InetSocketAddress to;
+    private long segmentedSends;
+    private long segmentsSent;
+    private long plainSends;
+
+    /**
+     * @param segmenting whether to try GSO at all (Linux epoll with {@code UDP_SEGMENT} support)
+     * @param connectedSocket whether the socket is connected (plain datagrams are then written without address)
+     */
+    SegmentingSender(DatagramChannel socket, boolean connectedSocket, boolean segmenting) {
+        this.socket = socket;
+        this.connectedSocket = connectedSocket;
+        this.segmenting = segmenting;
+    }
+
+    /** Queues one packet for {@code to} (ownership passes); it is written by the next {@link #drain()} at the latest. */
+    void add(ByteBuf packet, InetSocketAddress to) {
+        int size = packet.readableBytes();
+        if (!segmenting || size == 0 || 2 * size > MAX_GSO_PAYLOAD) {
+            drain();
+            writePlain(packet, to);
+            return;
+        }
+        if (count > 0 && (sealed || size > segmentSize || count == MAX_SEGMENTS
+                || runBytes + size > MAX_GSO_PAYLOAD || !sameAddress(to, this.to))) {
+            drain();
+        }
+        if (count == 0) {
+            this.to = to;
+            segmentSize = size;
+            runBytes = 0;
+            sealed = false;
+        }
+        run[count++] = packet;
+        runBytes += size;
+        if (size < segmentSize) {
+            sealed = true; // only the last segment of a run may be shorter
+        }
+    }
+
+    /** Writes the run being gathered (without flushing the socket). */
+    void drain() {
+        if (count == 0) {
+            return;
+        }
+        if (count == 1) {
+            ByteBuf only = run[0];
+            run[0] = null;
+            count = 0;
+            writePlain(only, to);
+            return;
+        }
+        CompositeByteBuf gathered = socket.alloc().compositeDirectBuffer(count);
+        for (int i = 0; i < count; i++) {
+            gathered.addComponent(true, run[i]);
+            run[i] = null;
+        }
+        count = 0;
+        segmentedSends++;
+        segmentsSent += gathered.numComponents();
+        ChannelFuture sent = socket.write(new SegmentedDatagramPacket(gathered, segmentSize, to));
+        sent.addListener(refusal);
+    }
+
+    /** Releases what is gathered and not yet written (the socket is closing). */
+    void discard() {
+        for (int i = 0; i < count; i++) {
+            run[i].release();
+            run[i] = null;
+        }
+        count = 0;
+    }
+
+    /** Whether runs still go out segmented on this socket. */
+    boolean isSegmenting() {
+        return segmenting;
+    }
+
+    /** GSO sends written so far. */
+    long segmentedSends() {
+        return segmentedSends;
+    }
+
+    /** Packets that left inside GSO sends. */
+    long segmentsSent() {
+        return segmentsSent;
+    }
+
+    /** Packets written as plain datagrams. */
+    long plainSends() {
+        return plainSends;
+    }
+
+    private void writePlain(ByteBuf packet, InetSocketAddress to) {
+        plainSends++;
+        socket.write(connectedSocket ? packet : new DatagramPacket(packet, to), socket.voidPromise());
+    }
+
+    private void onSegmentedSendDone(ChannelFuture f) {
+        if (!f.isSuccess() && segmenting && f.channel().isOpen()) {
+            segmenting = false;
+            log.debug("UDP segmentation refused on {} ({}); sending plain datagrams from now on", f.channel(), f.cause().toString());
+        }
+    }
+
+    private static boolean sameAddress(InetSocketAddress a, InetSocketAddress b) {
+        return a == b || a.equals(b);
+    }
+}
