@@ -1,6 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.ConnectionStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.core.UtpException;
@@ -41,6 +42,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     private final UtpTransport transport;
     private final UtpSettings settings;
     private final ArrayDeque<Object> inbound = new ArrayDeque<>();
+    private final ConnectionSink sink = new Sink();
     /** The endpoint's wake-up for this connection's next protocol deadline. */
     final UtpEndpoint.Timer timer = new UtpEndpoint.Timer();
     /** Whether the endpoint has this channel in its current batch of received datagrams. */
@@ -534,33 +536,10 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         }
         collecting = true;
         try {
-            boolean found;
             do {
                 collectAgain = false;
-                found = false;
-                for (ByteBuf p; (p = connection.pollTransmit()) != null; ) {
-                    endpoint.send(p, remote);
-                    found = true;
-                }
-                int events = connection.pollEvents();
-                if ((events & UtpConnection.CONNECTED) != 0) {
-                    onConnected();
-                }
-                for (ByteBuf d; (d = connection.pollData()) != null; ) {
-                    onData(d);
-                    found = true;
-                }
-                if ((events & UtpConnection.END_OF_STREAM) != 0) {
-                    onEndOfStream();
-                }
-                if ((events & UtpConnection.WRITABILITY_CHANGED) != 0) {
-                    onWritabilityChanged(connection.isWritable());
-                }
-                if ((events & UtpConnection.CLOSED) != 0) {
-                    onClosed(connection.closeCause());
-                }
-                found |= events != 0;
-            } while (found || collectAgain);
+                connection.collect(sink);
+            } while (collectAgain);
         } finally {
             collecting = false;
         }
@@ -627,6 +606,39 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
             releaseInbound();
         }
         closeWhenDrained();
+    }
+
+    /** The core's outputs, collected on the event loop after each call into it. */
+    private final class Sink implements ConnectionSink {
+        @Override
+        public void send(ByteBuf packet) {
+            endpoint.send(packet, remote);
+        }
+
+        @Override
+        public void connected() {
+            onConnected();
+        }
+
+        @Override
+        public void data(ByteBuf payload) {
+            onData(payload);
+        }
+
+        @Override
+        public void endOfStream() {
+            onEndOfStream();
+        }
+
+        @Override
+        public void writabilityChanged(boolean writable) {
+            onWritabilityChanged(writable);
+        }
+
+        @Override
+        public void closed(Throwable causeOrNull) {
+            onClosed(causeOrNull);
+        }
     }
 
     private final class UtpUnsafe extends AbstractUnsafe {

@@ -554,6 +554,41 @@ public final class UtpConnection {
     }
 
     /**
+     * Hands everything produced so far to {@code sink}, in order: datagrams, then the handshake's
+     * completion, payload, the end of the stream, a writability change and the close. What the sink
+     * does may make the connection produce more; that is handed over too, until a round finds nothing.
+     * The same as polling with {@link #pollTransmit}, {@link #pollEvents} and {@link #pollData}.
+     */
+    public void collect(ConnectionSink sink) {
+        boolean found;
+        do {
+            found = false;
+            for (ByteBuf p; (p = out.pollTransmit()) != null; ) {
+                sink.send(p);
+                found = true;
+            }
+            int events = out.pollEvents();
+            if ((events & CONNECTED) != 0) {
+                sink.connected();
+            }
+            for (ByteBuf d; (d = out.pollData()) != null; ) {
+                sink.data(d);
+                found = true;
+            }
+            if ((events & END_OF_STREAM) != 0) {
+                sink.endOfStream();
+            }
+            if ((events & WRITABILITY_CHANGED) != 0) {
+                sink.writabilityChanged(isWritable());
+            }
+            if ((events & CLOSED) != 0) {
+                sink.closed(out.closeCause());
+            }
+            found |= events != 0;
+        } while (found);
+    }
+
+    /**
      * Releases datagrams and payload produced but never collected, for a driver that gives the
      * connection up without draining it (its socket closed).
      */

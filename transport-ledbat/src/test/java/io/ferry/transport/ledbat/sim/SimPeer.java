@@ -1,5 +1,6 @@
 package io.ferry.transport.ledbat.sim;
 
+import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.UtpConfig;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.core.UtpDemux;
@@ -18,7 +19,7 @@ import java.util.function.Consumer;
  * given byte array as fast as the connection accepts it, and hashes what it receives. Its clock is
  * the simulation's plus a fixed offset, so the two peers' clocks disagree like real ones.
  */
-public final class SimPeer {
+public final class SimPeer implements ConnectionSink {
     private static final int WRITE_CHUNK = 16 * 1024;
 
     private final String name;
@@ -163,42 +164,12 @@ public final class SimPeer {
         maybeClose();
     }
 
-    /** Takes what the connection produced, as a socket adapter would, and acts on it. */
-    private void collect() {
-        boolean found;
-        do {
-            found = false;
-            for (ByteBuf p; (p = connection.pollTransmit()) != null; ) {
-                sendPacket(p);
-                found = true;
-            }
-            int events = connection.pollEvents();
-            if ((events & UtpConnection.CONNECTED) != 0) {
-                onConnected();
-            }
-            for (ByteBuf d; (d = connection.pollData()) != null; ) {
-                onData(d);
-                found = true;
-            }
-            if ((events & UtpConnection.END_OF_STREAM) != 0) {
-                onEndOfStream();
-            }
-            if ((events & UtpConnection.WRITABILITY_CHANGED) != 0) {
-                onWritabilityChanged(connection.isWritable());
-            }
-            if ((events & UtpConnection.CLOSED) != 0) {
-                onClosed(connection.closeCause());
-            }
-            found |= events != 0;
-        } while (found);
-    }
-
     /** After every call into the connection: collect its output, then re-arm its one timer. */
     private void reschedule() {
         if (connection == null) {
             return;
         }
-        collect();
+        connection.collect(this);
         long deadline = connection.nextDeadlineNanos();
         if (deadline == scheduledDeadline) {
             return;
@@ -237,18 +208,21 @@ public final class SimPeer {
 
     // ---- what the connection produced
 
-    private void sendPacket(ByteBuf packet) {
+    @Override
+    public void send(ByteBuf packet) {
         wire.accept(packet);
     }
 
-    private void onConnected() {
+    @Override
+    public void connected() {
         connected = true;
         if (connection != null) {
             pump();
         }
     }
 
-    private void onData(ByteBuf data) {
+    @Override
+    public void data(ByteBuf data) {
         try {
             int n = data.readableBytes();
             received.update(data.nioBuffer());
@@ -265,12 +239,14 @@ public final class SimPeer {
         }
     }
 
-    private void onEndOfStream() {
+    @Override
+    public void endOfStream() {
         endOfStream = true;
         maybeClose();
     }
 
-    private void onWritabilityChanged(boolean writable) {
+    @Override
+    public void writabilityChanged(boolean writable) {
         if (writable) {
             writableEvents++;
             pump();
@@ -279,7 +255,8 @@ public final class SimPeer {
         }
     }
 
-    private void onClosed(Throwable causeOrNull) {
+    @Override
+    public void closed(Throwable causeOrNull) {
         closed = true;
         closeCause = causeOrNull;
         closedAtNanos = events.now();
