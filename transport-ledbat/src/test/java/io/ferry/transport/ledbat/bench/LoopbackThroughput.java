@@ -30,10 +30,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * Loopback bulk throughput of Ferry's uTP next to Ferry's TCP, measured side by side in one JVM:
  * memory to memory (no files, no hashing), several rounds alternating the transports, reporting the
- * median, the spread, the uTP/TCP ratio and the process CPU time per GiB moved. With
+ * median, the spread, the uTP/TCP ratio and the process CPU time per GiB moved. The receiving and the
+ * sending side have their own {@link Transports} (their own event loops), as two processes would. With
  * {@code --senders N} each round is N connections into one listener at once, each carrying its share
  * of {@code --size}, and the report shows the CPU time of each transport thread, so it shows whether
  * the listener's connections use every core.
+ *
+ * <p>Where {@code iperf3} is installed (Debian's package), each round also runs the ceiling for a UDP
+ * transport on this machine: {@code iperf3 -u -b 0 -l 1472} for {@code --iperf-seconds} (default 5) on
+ * loopback, reported as the rate its receiver got (what the sender sent less what was lost) and the CPU
+ * time of both iperf3 processes per GiB received; {@code --no-iperf} leaves it out.
  *
  * <pre>
  * mvn -pl transport-ledbat -am test-compile exec:java -Dexec.mainClass=io.ferry.transport.ledbat.bench.LoopbackThroughput \
@@ -61,20 +67,26 @@ public final class LoopbackThroughput {
         int senders = 1;
         List<String> schemes = List.of("tcp", "utp");
         Path out = Path.of("target", "bench");
+        boolean iperf = Iperf3Udp.isInstalled();
+        int iperfSeconds = 5;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--senders" -> senders = Integer.parseInt(args[++i]);
+                case "--no-iperf" -> iperf = false;
+                case "--iperf-seconds" -> iperfSeconds = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --size 512M --rounds 5 --senders 1 --out DIR");
+                        + "; use --size 512M --rounds 5 --senders 1 --iperf-seconds 5 --no-iperf --out DIR");
             }
         }
         List<Sample> samples = new ArrayList<>();
-        try (Transports ferry = Transports.create()) {
+        // the receiving and the sending side each get their own transports (event loops), as two processes would
+        try (Transports receiving = Transports.create(); Transports sending = Transports.create()) {
+            Transports[] ferry = {receiving, sending};
             for (String scheme : schemes) {
-                run(ferry, scheme, Math.min(size, 64L << 20), senders); // warm-up: JIT and pools
+                run(ferry, scheme, Math.min(size, 256L << 20), senders); // warm-up: JIT and pools
             }
             for (int r = 0; r < rounds; r++) {
                 for (String scheme : schemes) {
@@ -83,14 +95,21 @@ public final class LoopbackThroughput {
                     System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d  threads %s%n",
                             r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions(), threads(s));
                 }
+                if (iperf) {
+                    Iperf3Udp.Result u = Iperf3Udp.run(iperfSeconds);
+                    Sample s = new Sample(Iperf3Udp.NAME, u.bytesReceived(), u.seconds(), u.cpuSeconds(), 0, Map.of());
+                    samples.add(s);
+                    System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
+                            r + 1, Iperf3Udp.NAME, s.mibPerSecond(), u.lostPercent(), s.cpuSecondsPerGib());
+                }
             }
         }
         report(samples, size, rounds, senders, out);
     }
 
-    private static Sample run(Transports ferry, String scheme, long size, int senders) throws Exception {
+    private static Sample run(Transports[] ferry, String scheme, long size, int senders) throws Exception {
         long each = size / senders;
-        Channel server = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
+        Channel server = ferry[0].listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -120,7 +139,7 @@ public final class LoopbackThroughput {
         for (int i = 0; i < senders; i++) {
             CompletableFuture<Void> acknowledged = new CompletableFuture<>();
             done.add(acknowledged);
-            clients.add(ferry.connect(scheme + "://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
+            clients.add(ferry[1].connect(scheme + "://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
                 long queued;
 
                 @Override
@@ -241,6 +260,11 @@ public final class LoopbackThroughput {
             double ratio = medians.get("utp") / medians.get("tcp");
             md.append(String.format(Locale.ROOT, "%nuTP/TCP ratio of medians: **%.2f**%n", ratio));
             json.append(String.format(Locale.ROOT, ",\"utp_over_tcp\":%.3f", ratio));
+        }
+        if (medians.containsKey("utp") && medians.containsKey(Iperf3Udp.NAME)) {
+            double ratio = medians.get("utp") / medians.get(Iperf3Udp.NAME);
+            md.append(String.format(Locale.ROOT, "%nuTP / iperf3 UDP receiver ratio of medians: **%.2f**%n", ratio));
+            json.append(String.format(Locale.ROOT, ",\"utp_over_iperf3_udp\":%.3f", ratio));
         }
         json.append("}\n");
         Files.writeString(out.resolve("loopback-throughput.md"), md, StandardCharsets.UTF_8);
