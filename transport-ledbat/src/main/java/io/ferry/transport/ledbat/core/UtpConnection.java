@@ -119,7 +119,7 @@ public final class UtpConnection {
     /** Added to the probe timeout when one packet is in flight, for the peer's delayed ACK. */
     static final long PEER_ACK_DELAY_ALLOWANCE_NANOS = 50_000_000L;
 
-    private static final long NONE = Long.MAX_VALUE;
+    private static final long NONE = ConnectionTimers.NONE;
     private static final int WINDOW_UPDATE_CAP = 64 * 1024;
 
     private final UtpConfig config;
@@ -174,14 +174,8 @@ public final class UtpConnection {
     private boolean closeRequested;
     private boolean probeDue;
 
-    private long rtoDeadline = NONE;
-    private long tlpDeadline = NONE;
-    private long pacingDeadline = NONE;
-    private long persistDeadline = NONE;
+    private final ConnectionTimers timers = new ConnectionTimers();
     private long persistIntervalNanos;
-    private long connectDeadline = NONE;
-    private long closeDeadline = NONE;
-    private long lingerDeadline = NONE;
     private long lastSendNanos;
     private long lastReceiveNanos;
 
@@ -219,7 +213,7 @@ public final class UtpConnection {
         c.peerConfirmed = true;
         c.seqNr = initialSeqNr & UtpWire.SEQ_MASK;
         c.synSeq = c.seqNr;
-        c.connectDeadline = nowNanos + config.connectTimeoutNanos();
+        c.timers.connect = nowNanos + config.connectTimeoutNanos();
         c.sendSyn(nowNanos);
         return c;
     }
@@ -253,7 +247,7 @@ public final class UtpConnection {
         c.stats.packetsReceived++;
         c.noteTimestamps(r, nowNanos);
         c.sendState(nowNanos);
-        c.rtoDeadline = nowNanos + c.rtt.rtoNanos();
+        c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
         c.out.event(CONNECTED);
         return c;
     }
@@ -285,7 +279,7 @@ public final class UtpConnection {
         if (state == ConnectionState.LINGERING) {
             if (type == PacketType.DATA || type == PacketType.FIN) {
                 sendState(nowNanos);
-                lingerDeadline = nowNanos + lingerQuietNanos();
+                timers.linger = nowNanos + lingerQuietNanos();
             }
             return;
         }
@@ -333,18 +327,18 @@ public final class UtpConnection {
             return;
         }
         if (state == ConnectionState.LINGERING) {
-            if (nowNanos >= lingerDeadline) {
+            if (nowNanos >= timers.linger) {
                 state = ConnectionState.TERMINATED;
-                lingerDeadline = NONE;
+                timers.linger = NONE;
             }
             return;
         }
-        if (nowNanos >= connectDeadline) {
+        if (nowNanos >= timers.connect) {
             failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
                     "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
             return;
         }
-        if (nowNanos >= closeDeadline) {
+        if (nowNanos >= timers.close) {
             failAndReset(UtpException.Reason.CLOSE_TIMEOUT,
                     "graceful close did not complete within " + millis(config.closeTimeoutNanos()), nowNanos);
             return;
@@ -355,16 +349,16 @@ public final class UtpConnection {
                     "idle timeout: nothing received from the peer for " + millis(config.idleTimeoutNanos()), nowNanos);
             return;
         }
-        if (nowNanos >= rtoDeadline) {
+        if (nowNanos >= timers.retransmission) {
             onRetransmissionTimeout(nowNanos);
             if (closed) {
                 return;
             }
-        } else if (nowNanos >= tlpDeadline) {
+        } else if (nowNanos >= timers.tailLossProbe) {
             onTailLossProbe(nowNanos);
         }
-        if (nowNanos >= persistDeadline) {
-            persistDeadline = NONE;
+        if (nowNanos >= timers.persist) {
+            timers.persist = NONE;
             probeDue = true;
         }
         if (state == ConnectionState.CONNECTED && config.keepAliveIntervalNanos() > 0
@@ -383,16 +377,11 @@ public final class UtpConnection {
             case TERMINATED:
                 return NONE;
             case LINGERING:
-                return lingerDeadline;
+                return timers.linger;
             default:
                 break;
         }
-        long d = Math.min(connectDeadline, closeDeadline);
-        d = Math.min(d, rtoDeadline);
-        d = Math.min(d, tlpDeadline);
-        d = Math.min(d, acks.deadlineNanos());
-        d = Math.min(d, pacingDeadline);
-        d = Math.min(d, persistDeadline);
+        long d = Math.min(timers.earliest(), acks.deadlineNanos());
         if (state == ConnectionState.CONNECTED) {
             if (config.keepAliveIntervalNanos() > 0) {
                 d = Math.min(d, lastSendNanos + config.keepAliveIntervalNanos());
@@ -740,7 +729,7 @@ public final class UtpConnection {
             return false;
         }
         state = ConnectionState.CONNECTED;
-        connectDeadline = NONE;
+        timers.connect = NONE;
         inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
@@ -756,7 +745,7 @@ public final class UtpConnection {
         peerConfirmed = true;
         consecutiveTimeouts = 0;
         if (outstanding.isEmpty()) {
-            rtoDeadline = NONE;
+            timers.retransmission = NONE;
         }
     }
 
@@ -784,7 +773,7 @@ public final class UtpConnection {
         peerWindow = reader.windowSize();
         if (peerWindow - outstanding.bytesInFlight() >= maxPayload) {
             // the window is open again: stop probing and forget the probe back-off
-            persistDeadline = NONE;
+            timers.persist = NONE;
             persistIntervalNanos = 0;
             probeDue = false;
         }
@@ -846,7 +835,7 @@ public final class UtpConnection {
             consecutiveTimeouts = 0;
             duplicateAcks = 0;
             rtt.resetBackOff();
-            rtoDeadline = outstanding.isEmpty() ? NONE : nowNanos + rtt.rtoNanos();
+            timers.retransmission = outstanding.isEmpty() ? NONE : nowNanos + rtt.rtoNanos();
         } else if (type == PacketType.STATE && reader.payloadLength() == 0) {
             countDuplicateAck(nowNanos);
         }
@@ -869,7 +858,7 @@ public final class UtpConnection {
             }
             // restarted from afterEvent, once the retransmissions this ACK allows are in flight
             tailProbes = 0;
-            tlpDeadline = NONE;
+            timers.tailLossProbe = NONE;
         }
         return true;
     }
@@ -995,7 +984,7 @@ public final class UtpConnection {
             return;
         }
         trySend(nowNanos);
-        if (tlpDeadline == NONE) {
+        if (timers.tailLossProbe == NONE) {
             armTailLossProbe(nowNanos);
         }
         if (state == ConnectionState.CONNECTED && acks.isDue(nowNanos)) {
@@ -1009,7 +998,7 @@ public final class UtpConnection {
         if (state != ConnectionState.CONNECTED || !peerConfirmed) {
             return;
         }
-        pacingDeadline = NONE;
+        timers.pacing = NONE;
         while (true) {
             int resendSeq = outstanding.firstLost();
             boolean resend = resendSeq >= 0;
@@ -1057,7 +1046,7 @@ public final class UtpConnection {
             }
             long rate = cc.pacingRateBytesPerSecond(rtt.srttNanos());
             if (!pacer.canSend(nowNanos, rate)) {
-                pacingDeadline = pacer.nextSendTimeNanos(nowNanos, rate);
+                timers.pacing = pacer.nextSendTimeNanos(nowNanos, rate);
                 return;
             }
             if (resend) {
@@ -1072,13 +1061,13 @@ public final class UtpConnection {
     }
 
     private void armPersistTimer(long nowNanos) {
-        if (!outstanding.isEmpty() || persistDeadline != NONE) {
+        if (!outstanding.isEmpty() || timers.persist != NONE) {
             return;
         }
         persistIntervalNanos = persistIntervalNanos == 0
                 ? rtt.rtoNanos()
                 : Math.min(persistIntervalNanos * 2, config.maxRtoNanos());
-        persistDeadline = nowNanos + persistIntervalNanos;
+        timers.persist = nowNanos + persistIntervalNanos;
     }
 
     private void sendSyn(long nowNanos) {
@@ -1126,8 +1115,8 @@ public final class UtpConnection {
             acks.onAckSent();
         }
         pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, cc.pacingRateBytesPerSecond(rtt.srttNanos()));
-        if (rtoDeadline == NONE) {
-            rtoDeadline = nowNanos + rtt.rtoNanos();
+        if (timers.retransmission == NONE) {
+            timers.retransmission = nowNanos + rtt.rtoNanos();
         }
         out.send(p.retainedDuplicate());
     }
@@ -1163,8 +1152,8 @@ public final class UtpConnection {
     // Timers and closing
 
     private void onRetransmissionTimeout(long nowNanos) {
-        rtoDeadline = NONE;
-        tlpDeadline = NONE;
+        timers.retransmission = NONE;
+        timers.tailLossProbe = NONE;
         if (outstanding.isEmpty() && peerConfirmed) {
             return;
         }
@@ -1186,7 +1175,7 @@ public final class UtpConnection {
         }
         if (!peerConfirmed) {
             sendState(nowNanos);
-            rtoDeadline = nowNanos + rtt.rtoNanos();
+            timers.retransmission = nowNanos + rtt.rtoNanos();
             return;
         }
         cc.onTimeout(nowNanos);
@@ -1198,7 +1187,7 @@ public final class UtpConnection {
         for (int i = 0, n = outstanding.count(); i < n; i++, seq = UtpWire.seqAdd(seq, 1)) {
             outstanding.markLost(seq);
         }
-        rtoDeadline = nowNanos + rtt.rtoNanos();
+        timers.retransmission = nowNanos + rtt.rtoNanos();
         tailProbes = 0;
         if (state == ConnectionState.SYN_SENT) {
             transmit(outstanding.firstSeq(), nowNanos);
@@ -1224,7 +1213,7 @@ public final class UtpConnection {
      * back-off.
      */
     private void onTailLossProbe(long nowNanos) {
-        tlpDeadline = NONE;
+        timers.tailLossProbe = NONE;
         if (state != ConnectionState.CONNECTED || !peerConfirmed || outstanding.packetsInFlight() == 0) {
             return;
         }
@@ -1268,7 +1257,7 @@ public final class UtpConnection {
      * timeout.
      */
     private void armTailLossProbe(long nowNanos) {
-        tlpDeadline = NONE;
+        timers.tailLossProbe = NONE;
         long srtt = rtt.srttNanos();
         if (tailProbes >= MAX_TAIL_PROBES || srtt <= 0 || state != ConnectionState.CONNECTED || !peerConfirmed
                 || outstanding.packetsInFlight() == 0) {
@@ -1276,8 +1265,8 @@ public final class UtpConnection {
         }
         long pto = 2 * srtt + (outstanding.packetsInFlight() == 1 ? PEER_ACK_DELAY_ALLOWANCE_NANOS : 0);
         long deadline = nowNanos + Math.max(pto, MIN_PTO_NANOS);
-        if (deadline < rtoDeadline) {
-            tlpDeadline = deadline;
+        if (deadline < timers.retransmission) {
+            timers.tailLossProbe = deadline;
         }
     }
 
@@ -1286,15 +1275,15 @@ public final class UtpConnection {
             return;
         }
         if (!inbound.isFinished()) {
-            if (closeRequested && closeDeadline == NONE) {
-                closeDeadline = nowNanos + config.closeTimeoutNanos();
+            if (closeRequested && timers.close == NONE) {
+                timers.close = nowNanos + config.closeTimeoutNanos();
             }
             return;
         }
         releaseBuffers();
         clearTimers();
         state = ConnectionState.LINGERING;
-        lingerDeadline = nowNanos + lingerQuietNanos();
+        timers.linger = nowNanos + lingerQuietNanos();
         notifyClosed(null);
     }
 
@@ -1335,13 +1324,7 @@ public final class UtpConnection {
     }
 
     private void clearTimers() {
-        rtoDeadline = NONE;
-        tlpDeadline = NONE;
-        pacingDeadline = NONE;
-        persistDeadline = NONE;
-        connectDeadline = NONE;
-        closeDeadline = NONE;
-        lingerDeadline = NONE;
+        timers.clear();
         acks.onAckSent();
     }
 
