@@ -60,6 +60,8 @@ final class UtpEndpoint {
     private boolean flushOwed;
     private boolean flushScheduled;
     private boolean acceptorClosed;
+    /** A listener socket on the wildcard address that hands new connections to per-address sockets ({@link UtpServerChannel#acceptOnDialedAddress}). */
+    private boolean wildcardListener;
 
     private UtpEndpoint(UtpTransport transport, boolean connectedSocket) {
         this.transport = transport;
@@ -83,8 +85,25 @@ final class UtpEndpoint {
         if (sharedPort) {
             transport.io().allowSharedPort(bootstrap);
         }
+        if (local.getAddress().isAnyLocalAddress() && transport.io().learnsDialedAddress()) {
+            endpoint.wildcardListener = true;
+            transport.io().configureWildcardListener(bootstrap);
+        }
         return bootstrap.bind(local);
     }
+
+    /**
+     * Opens a listener socket bound to one local address ({@code dialed}) on the port of the listener's
+     * wildcard sockets: the kernel then delivers that address's datagrams to it, and what it sends leaves
+     * from that address.
+     */
+    static ChannelFuture openDialedAddress(UtpTransport transport, EventLoop loop, InetSocketAddress dialed, int packetSize) {
+        UtpEndpoint endpoint = new UtpEndpoint(transport, false);
+        Bootstrap bootstrap = endpoint.bootstrap(loop, packetSize);
+        transport.io().configureAddressSocket(bootstrap);
+        return bootstrap.bind(dialed);
+    }
+
 
     /** The endpoint that owns a socket opened by {@link #openClient} or {@link #openServer}. */
     static UtpEndpoint of(io.netty.channel.Channel socket) {
@@ -300,7 +319,24 @@ final class UtpEndpoint {
 
     // ------------------------------------------------------------------ receiving
 
-    private void onDatagram(ByteBuf datagram, InetSocketAddress sender) {
+    /**
+     * A SYN that arrived on a wildcard socket, handed over by the listener to this socket bound to the
+     * address it was sent to: processed as if this socket had read it. Takes ownership of {@code syn}.
+     */
+    void handOver(ByteBuf syn, InetSocketAddress sender) {
+        boolean nested = inReadBatch;
+        inReadBatch = true;
+        try {
+            onDatagram(syn, sender, null);
+        } finally {
+            syn.release();
+            if (!nested) {
+                endOfReadBatch();
+            }
+        }
+    }
+
+    private void onDatagram(ByteBuf datagram, InetSocketAddress sender, InetSocketAddress recipient) {
         if (reader.wrap(datagram) != PacketValidity.VALID) {
             malformedDropped.incrementAndGet();
             return;
@@ -312,6 +348,10 @@ final class UtpEndpoint {
             if (existing != null) {
                 deliver(existing, datagram, now);
             } else if (acceptor != null && !acceptorClosed && acceptor.isActive()) {
+                if (wildcardListener && recipient != null && !recipient.getAddress().isAnyLocalAddress()
+                        && acceptor.acceptOnDialedAddress(this, datagram, sender, recipient)) {
+                    return; // answered from a socket bound to the address the peer dialed
+                }
                 UtpSocketChannel child = acceptor.accept(this, datagram, sender, now);
                 if (child != null) {
                     afterCall(child);
@@ -414,9 +454,9 @@ final class UtpEndpoint {
                 if (msg instanceof DatagramPacket) {
                     DatagramPacket packet = (DatagramPacket) msg;
                     endpoint.onDatagram(packet.content(), packet.sender() != null ? packet.sender()
-                            : (InetSocketAddress) ctx.channel().remoteAddress());
+                            : (InetSocketAddress) ctx.channel().remoteAddress(), packet.recipient());
                 } else if (msg instanceof ByteBuf) {
-                    endpoint.onDatagram((ByteBuf) msg, (InetSocketAddress) ctx.channel().remoteAddress());
+                    endpoint.onDatagram((ByteBuf) msg, (InetSocketAddress) ctx.channel().remoteAddress(), null);
                 }
             } finally {
                 io.netty.util.ReferenceCountUtil.release(msg);

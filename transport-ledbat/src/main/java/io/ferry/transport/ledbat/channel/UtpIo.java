@@ -73,6 +73,30 @@ public final class UtpIo {
         }
     }
 
+    /**
+     * Whether a listener on the wildcard address learns the address each IPv4 datagram was sent to
+     * ({@code IP_RECVORIGDSTADDR}; IPv6 peers are answered as the kernel routes them), so that it can
+     * answer from the address its peer dialed.
+     */
+    boolean learnsDialedAddress() {
+        return epoll;
+    }
+
+    /** A listener socket on the wildcard address: learns dialed addresses, and lets per-address sockets bind its port. */
+    void configureWildcardListener(Bootstrap bootstrap) {
+        if (epoll) {
+            bootstrap.option(EpollChannelOption.IP_RECVORIGDSTADDR, true).option(ChannelOption.SO_REUSEADDR, true);
+        }
+    }
+
+    /** A listener socket bound to one dialed address beside the wildcard ones on the same port. */
+    void configureAddressSocket(Bootstrap bootstrap) {
+        bootstrap.option(ChannelOption.SO_REUSEADDR, true);
+        if (reusePort) {
+            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+        }
+    }
+
     /** Whether runs of packets to one peer leave as one UDP GSO send ({@link SegmentingSender}). */
     boolean segmentedSends() {
         return gso;

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 
 import java.net.InetSocketAddress;
@@ -30,6 +31,10 @@ public final class UtpServerChannel extends AbstractServerChannel {
     private final UtpSettings childSettings;
     private final ChannelHandler childHandler;
     private volatile List<UtpEndpoint> endpoints = List.of();
+    /** Sockets bound to the local addresses peers dialed, for a listener on the wildcard address. */
+    private final java.util.concurrent.ConcurrentMap<java.net.InetAddress, DialedAddress> dialed =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final RouteSource routes = new RouteSource();
     private volatile boolean open = true;
 
     UtpServerChannel(UtpTransport transport, UtpSettings childSettings, ChannelHandler childHandler) {
@@ -45,6 +50,94 @@ public final class UtpServerChannel extends AbstractServerChannel {
         }
         this.endpoints = List.copyOf(all);
         pipeline().fireChannelActive();
+    }
+
+    /**
+     * A SYN reached a wildcard socket addressed to {@code recipient}: unless the kernel's replies to the
+     * sender would leave from that address anyway, hands it to the socket bound to that address,
+     * opening one first, so that the connection's packets leave from the address its peer dialed (a
+     * peer's connected socket takes datagrams from no other). Returns false when the wildcard socket
+     * should accept the connection itself. Any event loop.
+     */
+    boolean acceptOnDialedAddress(UtpEndpoint from, ByteBuf syn, InetSocketAddress sender, InetSocketAddress recipient) {
+        if (!open || routes.leavesFrom(recipient.getAddress(), sender.getAddress())) {
+            return false; // the wildcard sockets' replies leave from the dialed address anyway, spread over every loop
+        }
+        DialedAddress target = dialed.computeIfAbsent(recipient.getAddress(), a -> new DialedAddress());
+        return target.take(this, from, syn, sender, new InetSocketAddress(recipient.getAddress(), port()));
+    }
+
+    private int port() {
+        InetSocketAddress local = (InetSocketAddress) localAddress0();
+        return local == null ? 0 : local.getPort();
+    }
+
+    private void addEndpoint(UtpEndpoint e) {
+        synchronized (dialed) {
+            List<UtpEndpoint> grown = new java.util.ArrayList<>(endpoints);
+            grown.add(e);
+            endpoints = List.copyOf(grown);
+        }
+        e.setAcceptor(this);
+        if (!open) {
+            e.acceptorClosed();
+        }
+    }
+
+    /** The socket of one dialed address: opened on the first SYN to it, which waits with any others until it is bound. */
+    private static final class DialedAddress {
+        /** SYNs held while the socket binds; more are dropped (the peer sends its SYN again). */
+        private static final int MAX_WAITING = 64;
+        private final List<Object[]> waiting = new java.util.ArrayList<>();
+        private UtpEndpoint endpoint;
+        private boolean opening;
+        private boolean failed;
+
+        synchronized boolean take(UtpServerChannel server, UtpEndpoint from, ByteBuf syn, InetSocketAddress sender,
+                                  InetSocketAddress address) {
+            if (failed) {
+                return false;
+            }
+            if (endpoint != null) {
+                UtpEndpoint e = endpoint;
+                ByteBuf copy = syn.retainedDuplicate();
+                e.loop().execute(() -> e.handOver(copy, sender));
+                return true;
+            }
+            if (waiting.size() < MAX_WAITING) {
+                waiting.add(new Object[]{syn.retainedDuplicate(), sender});
+            }
+            if (!opening) {
+                opening = true;
+                ChannelFuture bound = UtpEndpoint.openDialedAddress(server.transport, from.loop(), address,
+                        server.childSettings.protocol.packetSize());
+                server.transport.trackSocket(bound.channel());
+                bound.addListener(f -> opened(server, f.isSuccess() ? UtpEndpoint.of(bound.channel()) : null, from));
+            }
+            return true;
+        }
+
+        private void opened(UtpServerChannel server, UtpEndpoint e, UtpEndpoint fallback) {
+            List<Object[]> held;
+            synchronized (this) {
+                held = new java.util.ArrayList<>(waiting);
+                waiting.clear();
+                if (e == null) {
+                    failed = true;
+                } else {
+                    endpoint = e;
+                }
+            }
+            if (e != null) {
+                server.addEndpoint(e);
+            }
+            UtpEndpoint to = e != null ? e : fallback;
+            for (Object[] w : held) {
+                ByteBuf syn = (ByteBuf) w[0];
+                InetSocketAddress sender = (InetSocketAddress) w[1];
+                to.loop().execute(() -> to.handOver(syn, sender));
+            }
+        }
     }
 
     /** Creates and registers the child for a SYN; returns null if the listener cannot take it. */

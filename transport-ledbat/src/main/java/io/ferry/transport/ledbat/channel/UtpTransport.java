@@ -180,6 +180,11 @@ public final class UtpTransport implements Transport {
         }
     }
 
+    /** Closes {@code socket} with the transport, like the sockets a listener opens when it binds. */
+    void trackSocket(Channel socket) {
+        sockets.add(socket);
+    }
+
     void track(Channel channel) {
         channels.add(channel);
     }

@@ -59,7 +59,11 @@ class UtpChannelTest {
 
     /** A listener that collects everything each connection sends and answers with its SHA-256 at end of stream. */
     private Channel digestServer(ChannelOptions options) throws InterruptedException {
-        return ferry.listen("utp://127.0.0.1:0", new ChannelInitializer<Channel>() {
+        return digestServer("127.0.0.1", options);
+    }
+
+    private Channel digestServer(String host, ChannelOptions options) throws InterruptedException {
+        return ferry.listen("utp://" + host + ":0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -128,6 +132,36 @@ class UtpChannelTest {
         byte[] b = new byte[n];
         new SplittableRandom(seed).nextBytes(b);
         return b;
+    }
+
+    /**
+     * A listener on the wildcard address answers each connection from the address its peer dialed:
+     * a client's connected socket takes datagrams only from that address. 127.0.0.2 is as local as
+     * 127.0.0.1, but the kernel's own choice of source towards 127.0.0.1 would be 127.0.0.1.
+     */
+    @Test
+    void aWildcardListenerAnswersFromTheAddressEachPeerDialed() throws Exception {
+        Channel server = digestServer("0.0.0.0", ChannelOptions.empty());
+        UtpServerChannel listener = (UtpServerChannel) server;
+        int wildcardSockets = listener.sockets();
+        boolean native_ = io.netty.channel.epoll.Epoll.isAvailable();
+        try {
+            String[] addresses = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+            for (int i = 0; i < addresses.length; i++) {
+                String dialed = addresses[i];
+                byte[] payload = random(300_000, dialed.hashCode());
+                byte[] digest = sendAndDigest("utp://" + dialed + ":" + port(server), payload,
+                        ChannelOptions.builder().set(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000).build());
+                assertArrayEquals(sha256().digest(payload), digest, "a connection to " + dialed);
+                if (native_) {
+                    // the kernel's replies to 127.0.0.1 leave from 127.0.0.1: that peer stays on the wildcard
+                    // sockets (spread over the loops); each other dialed address gets a socket of its own
+                    assertEquals(wildcardSockets + i, listener.sockets(), "sockets after a connection to " + dialed);
+                }
+            }
+        } finally {
+            server.close().sync();
+        }
     }
 
     @Test
