@@ -82,42 +82,8 @@ public final class UtpConnection {
      */
     public static final int CLOSED = 8;
 
-    /** Packets sent after a packet that must be acknowledged before it is declared lost. */
-    static final int REORDER_THRESHOLD = 3;
-    /** Duplicate ACKs that trigger a fast retransmission. */
-    static final int DUPLICATE_ACK_THRESHOLD = 3;
-
-    /**
-     * A timeout chain that starts with at most this many packets unacknowledged (or during the
-     * handshake) is a thin flow: its first {@link #LINEAR_TIMEOUTS} timeouts do not double the RTO.
-     */
-    static final int THIN_FLIGHT_PACKETS = 4;
-    /**
-     * Timeouts of a thin flow retried at the same RTO before exponential back-off starts (as Linux's
-     * {@code tcp_thin_linear_timeouts}). When a 1-packet exchange fails with probability q (25 % loss
-     * each way gives q = 0.44), doubling from the first timeout makes the expected wait
-     * {@code RTO / (1 - 2q)}: eight RTOs at q = 0.44, and unbounded as q nears 0.5. A flow of a few
-     * packets per RTO adds no meaningful load while it retries, and a path that is really gone still
-     * meets exponential back-off after these.
-     */
-    static final int LINEAR_TIMEOUTS = 4;
-    /**
-     * Most tail-loss probes sent, one probe timeout apart, before the retransmission timeout. At 25 %
-     * loss each way a probe and its ACK both survive only 56 % of the time, so three probes still
-     * ended in the 500 ms timeout in 8 % of the episodes; on a sub-millisecond path those timeouts
-     * were most of the transfer time (virtual-time runs, 2.8 MB at 0.1 ms RTT: 12-18 timeouts and
-     * 7-10 s with 3 probes, one timeout and 1.7-1.9 s with 10). A silent path costs ten single packets.
-     */
-    static final int MAX_TAIL_PROBES = 10;
     /** Timestamp-derived round trips at least this long are taken for clock trouble and ignored. */
     static final long MAX_TIMESTAMP_RTT_MICROS = 60_000_000L;
-    /**
-     * Lower bound of the tail-loss probe timeout (two smoothed RTTs otherwise), as Linux's 2 ms
-     * {@code TCP_TIMEOUT_MIN}: a 10 ms floor waited a hundred round trips of a LAN path per probe.
-     */
-    static final long MIN_PTO_NANOS = 2_000_000L;
-    /** Added to the probe timeout when one packet is in flight, for the peer's delayed ACK. */
-    static final long PEER_ACK_DELAY_ALLOWANCE_NANOS = 50_000_000L;
 
     private static final long NONE = ConnectionTimers.NONE;
     private static final int WINDOW_UPDATE_CAP = 64 * 1024;
@@ -150,23 +116,6 @@ public final class UtpConnection {
     private long lastAdvertisedWindow;
     private boolean writable = true;
 
-    private long sendOrderCounter;
-    private long highestDeliveredSendOrder;
-    /** The last transmission sent before congestion control last reduced the window on a loss. */
-    private long lossReductionOrder;
-    private boolean fastRetransmitDue;
-    // scratch state of processAck
-    private long newestAckedSentAt;
-    private boolean newestAckedRetransmitted;
-    private boolean ackedProbe;
-    /** The sequence number a tail-loss probe retransmitted, -1 if none is outstanding. */
-    private int tlpRetransmitSeq = -1;
-    private int duplicateAcks;
-    private int consecutiveTimeouts;
-    private boolean thinTimeouts;
-    /** Tail-loss probes sent since the last acknowledgement of new data or the last timeout. */
-    private int tailProbes;
-
     private boolean outputShutdown;
     private boolean finSent;
     private int finSeq;
@@ -175,6 +124,7 @@ public final class UtpConnection {
     private boolean probeDue;
 
     private final ConnectionTimers timers = new ConnectionTimers();
+    private final LossRecovery recovery;
     private long persistIntervalNanos;
     private long lastSendNanos;
     private long lastReceiveNanos;
@@ -192,6 +142,7 @@ public final class UtpConnection {
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
         this.acks = new AckScheduler(config.delayedAckTimeoutNanos());
         this.inbound = new InboundStream(config, out, acks, stats);
+        this.recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
         this.peerWindow = config.packetSize();
         this.lastSendNanos = nowNanos;
         this.lastReceiveNanos = nowNanos;
@@ -743,7 +694,7 @@ public final class UtpConnection {
      */
     private void confirmPeer() {
         peerConfirmed = true;
-        consecutiveTimeouts = 0;
+        recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
             timers.retransmission = NONE;
         }
@@ -782,16 +733,13 @@ public final class UtpConnection {
         }
         long flightBefore = outstanding.bytesInFlight();
         long newlyAcked = 0;
-        long deliveredOrderBefore = highestDeliveredSendOrder;
-        newestAckedSentAt = Long.MIN_VALUE;
-        newestAckedRetransmitted = false;
-        ackedProbe = false;
+        recovery.beginAck();
 
         int cumulative = UtpWire.seqDiff(pktAck, UtpWire.seqAdd(outstanding.firstSeq(), -1));
         for (int i = 0; i < cumulative; i++) {
             int seq = outstanding.firstSeq();
             if (!outstanding.isSacked(seq)) {
-                noteDelivered(seq, nowNanos);
+                recovery.noteDelivered(seq, nowNanos);
             }
             if (finSent && seq == finSeq) {
                 finAcked = true;
@@ -812,19 +760,13 @@ public final class UtpConnection {
                 if (outstanding.isSacked(seq)) {
                     continue;
                 }
-                noteDelivered(seq, nowNanos);
+                recovery.noteDelivered(seq, nowNanos);
                 newlyAcked += outstanding.markSacked(seq);
                 sackProgress = true;
             }
         }
 
-        // Karn's rule, applied to the packet that made the peer send this acknowledgement: the most
-        // recently sent of those it newly covers. Sampling an older, never-retransmitted packet instead
-        // (e.g. one whose selective ACK was lost, now covered by the cumulative ACK a retransmission
-        // triggered) would measure how long the hole lasted, not the path: under heavy loss such
-        // samples inflate SRTT and the RTO to many seconds.
-        long rttSample = newestAckedSentAt != Long.MIN_VALUE && !newestAckedRetransmitted
-                ? nowNanos - newestAckedSentAt : -1;
+        long rttSample = recovery.rttSample(nowNanos);
         boolean progress = cumulative > 0 || sackProgress;
         if (rttSample >= 0) {
             rtt.onSample(rttSample);
@@ -832,58 +774,15 @@ public final class UtpConnection {
             bootstrapRttFromTimestamps();
         }
         if (progress) {
-            consecutiveTimeouts = 0;
-            duplicateAcks = 0;
-            rtt.resetBackOff();
-            timers.retransmission = outstanding.isEmpty() ? NONE : nowNanos + rtt.rtoNanos();
+            recovery.onProgress(nowNanos);
         } else if (type == PacketType.STATE && reader.payloadLength() == 0) {
-            countDuplicateAck(nowNanos);
+            recovery.onDuplicateAck(nowNanos);
         }
         if (newlyAcked > 0) {
             cc.onAck(newlyAcked, flightBefore, rttSample, nowNanos);
         }
-        if (highestDeliveredSendOrder > deliveredOrderBefore) {
-            detectLossByReordering(nowNanos);
-        }
-        if (progress) {
-            if (ackedProbe) {
-                // without DSACK we cannot tell whether the probe or the original arrived: assume the
-                // probe repaired a loss, as RFC 8985 (7.4.2) does when no DSACK comes
-                if (cc.onLoss(nowNanos, rtt.srttNanos())) {
-                    lossReductionOrder = sendOrderCounter;
-                }
-            }
-            if (ackedProbe || tlpRetransmitSeq < 0 || !outstanding.contains(tlpRetransmitSeq)) {
-                tlpRetransmitSeq = -1;
-            }
-            // restarted from afterEvent, once the retransmissions this ACK allows are in flight
-            tailProbes = 0;
-            timers.tailLossProbe = NONE;
-        }
+        recovery.afterAck(progress, nowNanos);
         return true;
-    }
-
-    /**
-     * Notes that {@code seq}, still outstanding, was newly acknowledged: tracks the most recently sent
-     * packet this acknowledgement covers (for the RTT sample) and the latest transmission known to have
-     * been delivered (for loss detection). A retransmission counts as delivered only when its ACK came
-     * at least a minimum RTT after it was sent; sooner, the ACK may be for an earlier transmission
-     * (RFC 8985, step 2). Letting retransmissions count is what detects a lost retransmission without
-     * waiting for a timeout.
-     */
-    private void noteDelivered(int seq, long nowNanos) {
-        long sentAt = outstanding.sentAtNanos(seq);
-        boolean retransmitted = outstanding.transmissions(seq) > 1;
-        if (sentAt > newestAckedSentAt) {
-            newestAckedSentAt = sentAt;
-            newestAckedRetransmitted = retransmitted;
-        }
-        if (!retransmitted || (rtt.minRttNanos() > 0 && nowNanos - sentAt >= rtt.minRttNanos())) {
-            highestDeliveredSendOrder = Math.max(highestDeliveredSendOrder, outstanding.sendOrder(seq));
-        }
-        if (seq == tlpRetransmitSeq) {
-            ackedProbe = true;
-        }
     }
 
     /**
@@ -903,60 +802,6 @@ public final class UtpConnection {
         long micros = Integer.toUnsignedLong(forward + replyMicros);
         if (micros > 0 && micros < MAX_TIMESTAMP_RTT_MICROS) {
             rtt.onSample(micros * 1000);
-        }
-    }
-
-    private void countDuplicateAck(long nowNanos) {
-        if (++duplicateAcks < DUPLICATE_ACK_THRESHOLD) {
-            return;
-        }
-        duplicateAcks = 0;
-        int first = outstanding.firstSeq();
-        if (outstanding.transmissions(first) == 1 && outstanding.isInFlight(first)) {
-            declareLost(first, nowNanos);
-        }
-    }
-
-    /**
-     * Declares lost every packet still in flight whose transmission was followed by at least
-     * {@link #REORDER_THRESHOLD} transmissions that have been acknowledged; with fewer packets in
-     * flight the threshold drops to one less than their number (early retransmit, RFC 5827), so a
-     * small window does not have to wait for a timeout. The order is that of transmissions, not of
-     * sequence numbers, so a retransmission that is lost again is detected like any other packet once
-     * something sent after it is acknowledged (see {@link #noteDelivered}).
-     */
-    private void detectLossByReordering(long nowNanos) {
-        int threshold = Math.max(1, Math.min(REORDER_THRESHOLD, outstanding.packetsInFlight() - 1));
-        int n = outstanding.count();
-        int seq = outstanding.firstSeq();
-        for (int i = 0; i < n; i++, seq = UtpWire.seqAdd(seq, 1)) {
-            if (!outstanding.isInFlight(seq)) {
-                continue;
-            }
-            boolean eligible = outstanding.sendOrder(seq) + threshold <= highestDeliveredSendOrder;
-            if (eligible) {
-                declareLost(seq, nowNanos);
-            } else if (outstanding.transmissions(seq) == 1) {
-                // first transmissions are in send order: every later one is newer still
-                return;
-            }
-        }
-    }
-
-    /**
-     * Marks {@code seq} lost and reports the loss to congestion control - unless the lost transmission
-     * went out before the window was last reduced: that reduction already answered the congestion it
-     * met (RFC 6675's recovery point, by transmission order). Without this, a loss detected a little
-     * more than an RTT after the one that cut the window - typically a lost retransmission - cuts it
-     * again for the same event, and at random-loss rates the window spends its time at the minimum.
-     */
-    private void declareLost(int seq, long nowNanos) {
-        long order = outstanding.sendOrder(seq);
-        outstanding.markLost(seq);
-        stats.packetsLost++;
-        if (order > lossReductionOrder && cc.onLoss(nowNanos, rtt.srttNanos())) {
-            lossReductionOrder = sendOrderCounter;
-            fastRetransmitDue = true;
         }
     }
 
@@ -1018,11 +863,8 @@ public final class UtpConnection {
             if (!resend && outstanding.isFull()) {
                 return;
             }
-            if (resend && fastRetransmitDue) {
+            if (resend && recovery.takeFastRetransmit()) {
                 // the first retransmission of a loss episode goes out at once, whatever the window
-                // (RFC 5681 / RFC 6675 fast retransmit): the window was just reduced and may be
-                // full of packets that are lost too but not yet known to be
-                fastRetransmitDue = false;
                 transmit(resendSeq, nowNanos);
                 continue;
             }
@@ -1106,7 +948,7 @@ public final class UtpConnection {
         if (outstanding.transmissions(seq) > 0) {
             stats.retransmissions++;
         }
-        outstanding.onSent(seq, nowNanos, ++sendOrderCounter);
+        outstanding.onSent(seq, nowNanos, recovery.nextSendOrder());
         stats.packetsSent++;
         stats.payloadBytesSent += payload;
         lastAdvertisedWindow = window;
@@ -1152,49 +994,17 @@ public final class UtpConnection {
     // Timers and closing
 
     private void onRetransmissionTimeout(long nowNanos) {
-        timers.retransmission = NONE;
-        timers.tailLossProbe = NONE;
-        if (outstanding.isEmpty() && peerConfirmed) {
-            return;
-        }
-        if (consecutiveTimeouts == 0) {
-            thinTimeouts = state == ConnectionState.SYN_SENT || !peerConfirmed
-                    || outstanding.unsackedPackets() <= THIN_FLIGHT_PACKETS;
-        }
-        consecutiveTimeouts++;
-        stats.timeouts++;
-        if (consecutiveTimeouts > config.maxRetransmits()) {
-            String what = state == ConnectionState.SYN_SENT ? "SYN"
-                    : !peerConfirmed ? "handshake answer" : "packet " + outstanding.firstSeq();
-            failAndReset(UtpException.Reason.RETRANSMIT_LIMIT, "peer stopped responding: " + what + " unacknowledged after "
-                    + config.maxRetransmits() + " retransmissions", nowNanos);
-            return;
-        }
-        if (!thinTimeouts || consecutiveTimeouts > LINEAR_TIMEOUTS) {
-            rtt.backOff();
-        }
-        if (!peerConfirmed) {
-            sendState(nowNanos);
-            timers.retransmission = nowNanos + rtt.rtoNanos();
-            return;
-        }
-        cc.onTimeout(nowNanos);
-        lossReductionOrder = sendOrderCounter;
-        fastRetransmitDue = false;
-        duplicateAcks = 0;
-        tlpRetransmitSeq = -1;
-        int seq = outstanding.firstSeq();
-        for (int i = 0, n = outstanding.count(); i < n; i++, seq = UtpWire.seqAdd(seq, 1)) {
-            outstanding.markLost(seq);
-        }
-        timers.retransmission = nowNanos + rtt.rtoNanos();
-        tailProbes = 0;
-        if (state == ConnectionState.SYN_SENT) {
-            transmit(outstanding.firstSeq(), nowNanos);
-        } else if (outstanding.firstLost() < 0) {
-            // everything outstanding was selectively acknowledged and every later acknowledgement was
-            // lost: only a repeated packet makes the receiver send its cumulative ACK again
-            transmit(outstanding.firstSeq(), nowNanos);
+        boolean synSent = state == ConnectionState.SYN_SENT;
+        switch (recovery.onRetransmissionTimeout(!peerConfirmed, synSent, config.maxRetransmits(), nowNanos)) {
+            case NOTHING, RESEND_LOST -> {
+            }
+            case GIVE_UP -> {
+                String what = synSent ? "SYN" : !peerConfirmed ? "handshake answer" : "packet " + outstanding.firstSeq();
+                failAndReset(UtpException.Reason.RETRANSMIT_LIMIT, "peer stopped responding: " + what + " unacknowledged after "
+                        + config.maxRetransmits() + " retransmissions", nowNanos);
+            }
+            case REPEAT_HANDSHAKE_ANSWER -> sendState(nowNanos);
+            case RETRANSMIT_FIRST -> transmit(outstanding.firstSeq(), nowNanos);
         }
     }
 
@@ -1213,13 +1023,11 @@ public final class UtpConnection {
      * back-off.
      */
     private void onTailLossProbe(long nowNanos) {
-        timers.tailLossProbe = NONE;
         if (state != ConnectionState.CONNECTED || !peerConfirmed || outstanding.packetsInFlight() == 0) {
+            timers.tailLossProbe = NONE;
             return;
         }
-        tailProbes++;
-        stats.tailLossProbes++;
-        int lost = outstanding.firstLost();
+        int lost = recovery.onTailLossProbe();
         if (lost >= 0) {
             // a known hole waits for room in the window: repairing it is the most useful probe
             transmit(lost, nowNanos);
@@ -1239,35 +1047,15 @@ public final class UtpConnection {
                 return;
             }
         }
-        int seq = UtpWire.seqAdd(outstanding.firstSeq(), outstanding.count() - 1);
-        for (int i = outstanding.count(); i > 0; i--, seq = UtpWire.seqAdd(seq, -1)) {
-            if (outstanding.isInFlight(seq)) {
-                tlpRetransmitSeq = seq;
-                transmit(seq, nowNanos);
-                armTailLossProbe(nowNanos);
-                return;
-            }
+        int seq = recovery.lastInFlightForProbe();
+        if (seq >= 0) {
+            transmit(seq, nowNanos);
+            armTailLossProbe(nowNanos);
         }
     }
 
-    /**
-     * (Re)arms the tail-loss probe two smoothed RTTs from now (plus the peer's possible ACK delay when
-     * a single packet is in flight) if packets are in flight, fewer than {@link #MAX_TAIL_PROBES} were
-     * sent since the last progress or timeout, and the probe would come before the retransmission
-     * timeout.
-     */
     private void armTailLossProbe(long nowNanos) {
-        timers.tailLossProbe = NONE;
-        long srtt = rtt.srttNanos();
-        if (tailProbes >= MAX_TAIL_PROBES || srtt <= 0 || state != ConnectionState.CONNECTED || !peerConfirmed
-                || outstanding.packetsInFlight() == 0) {
-            return;
-        }
-        long pto = 2 * srtt + (outstanding.packetsInFlight() == 1 ? PEER_ACK_DELAY_ALLOWANCE_NANOS : 0);
-        long deadline = nowNanos + Math.max(pto, MIN_PTO_NANOS);
-        if (deadline < timers.retransmission) {
-            timers.tailLossProbe = deadline;
-        }
+        recovery.armTailLossProbe(state == ConnectionState.CONNECTED && peerConfirmed, nowNanos);
     }
 
     private void maybeFinish(long nowNanos) {

@@ -150,10 +150,10 @@ class HeavyLossRecoveryTest {
         assertEquals(10, t.size(), "a retransmission for each of maxRetransmits timeouts (the next one fails)");
         long base = t.get(1) - t.get(0);
         assertEquals(500 * MS, base, 5 * MS, "minimum RTO");
-        for (int i = 1; i < UtpConnection.LINEAR_TIMEOUTS; i++) {
+        for (int i = 1; i < LossRecovery.LINEAR_TIMEOUTS; i++) {
             assertEquals(base, t.get(i + 1) - t.get(i), MS, "timeout " + (i + 1) + " is not backed off");
         }
-        int k = UtpConnection.LINEAR_TIMEOUTS;
+        int k = LossRecovery.LINEAR_TIMEOUTS;
         assertEquals(2 * base, t.get(k + 1) - t.get(k), MS, "then exponential back-off");
         assertEquals(4 * base, t.get(k + 2) - t.get(k + 1), MS);
     }

@@ -1,0 +1,300 @@
+package io.ferry.transport.ledbat.core;
+
+import io.ferry.transport.ledbat.cc.CongestionControl;
+import io.ferry.transport.ledbat.wire.UtpWire;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link LossRecovery} on its own: an {@link OutstandingPackets} filled by hand, a congestion control
+ * that records what it is told, and the timers it arms. Acknowledgements are played as the connection
+ * plays them ({@code beginAck}, {@code noteDelivered}, ...), so each rule is checked without a peer.
+ */
+class LossRecoveryTest {
+    private static final long MS = 1_000_000L;
+    private static final int PAYLOAD = 1000;
+
+    private final OutstandingPackets outstanding = new OutstandingPackets();
+    private final RecordingControl cc = new RecordingControl();
+    private final RttEstimator rtt = new RttEstimator(200 * MS, 60_000 * MS);
+    private final ConnectionStats stats = new ConnectionStats();
+    private final ConnectionTimers timers = new ConnectionTimers();
+    private final LossRecovery recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
+    private int nextSeq = 100;
+
+    @AfterEach
+    void release() {
+        outstanding.releaseAll();
+    }
+
+    /** Sends {@code n} new packets at {@code now}; returns the first one's sequence number. */
+    private int send(int n, long now) {
+        int first = nextSeq;
+        for (int i = 0; i < n; i++) {
+            outstanding.add(nextSeq, Unpooled.buffer(PAYLOAD + UtpWire.HEADER_SIZE), PAYLOAD);
+            resend(nextSeq, now);
+            nextSeq = UtpWire.seqAdd(nextSeq, 1);
+        }
+        return first;
+    }
+
+    private void resend(int seq, long now) {
+        outstanding.onSent(seq, now, recovery.nextSendOrder());
+        if (timers.retransmission == ConnectionTimers.NONE) {
+            timers.retransmission = now + rtt.rtoNanos();
+        }
+    }
+
+    /** A selective acknowledgement of {@code seqs}, as the connection processes one. */
+    private long sack(long now, int... seqs) {
+        recovery.beginAck();
+        for (int seq : seqs) {
+            recovery.noteDelivered(seq, now);
+            outstanding.markSacked(seq);
+        }
+        long sample = recovery.rttSample(now);
+        recovery.onProgress(now);
+        recovery.afterAck(true, now);
+        return sample;
+    }
+
+    /** A cumulative acknowledgement of the first {@code n} outstanding packets. */
+    private long cumulative(long now, int n) {
+        recovery.beginAck();
+        for (int i = 0; i < n; i++) {
+            int seq = outstanding.firstSeq();
+            if (!outstanding.isSacked(seq)) {
+                recovery.noteDelivered(seq, now);
+            }
+            outstanding.removeFirst();
+        }
+        long sample = recovery.rttSample(now);
+        recovery.onProgress(now);
+        recovery.afterAck(true, now);
+        return sample;
+    }
+
+    private void duplicateAck(long now) {
+        recovery.beginAck();
+        recovery.onDuplicateAck(now);
+        recovery.afterAck(false, now);
+    }
+
+    @Test
+    void threePacketsDeliveredAfterOneDeclareItLostOnceAndAskForAFastRetransmission() {
+        int first = send(10, 0);
+        sack(50 * MS, first + 1, first + 2);
+        assertEquals(-1, outstanding.firstLost(), "two later deliveries are not yet enough");
+        sack(51 * MS, first + 3);
+        assertEquals(first, outstanding.firstLost());
+        assertEquals(1, cc.losses);
+        assertTrue(recovery.takeFastRetransmit());
+        assertFalse(recovery.takeFastRetransmit(), "only the first retransmission of an episode skips the window");
+        assertEquals(1, stats.packetsLost);
+    }
+
+    @Test
+    void withFewPacketsInFlightTheThresholdDropsSoATailNeedNotWaitForATimeout() {
+        int first = send(2, 0);
+        sack(50 * MS, first + 1);
+        assertEquals(first, outstanding.firstLost(), "early retransmit: one later delivery of two in flight");
+    }
+
+    @Test
+    void lossesFromTheFlightAlreadyAnsweredByAReductionDoNotCutTheWindowAgain() {
+        int first = send(20, 0);
+        sack(50 * MS, first + 2, first + 3, first + 4, first + 5);
+        assertEquals(1, cc.reductions, "packets first and first+1: one congestion event");
+        // the retransmission of first goes out after the reduction; later losses of the old flight
+        // are the same event
+        resend(first, 51 * MS);
+        sack(60 * MS, first + 6, first + 7, first + 8, first + 9, first + 10, first + 14);
+        assertEquals(3, stats.packetsLost, "first + 11 is lost too");
+        assertEquals(1, cc.reductions);
+        // a packet sent after the reduction and lost is a new event
+        int late = send(1, 70 * MS);
+        send(3, 71 * MS);
+        sack(130 * MS, late + 1, late + 2, late + 3);
+        assertEquals(2, cc.reductions);
+    }
+
+    @Test
+    void aLostRetransmissionIsFoundByTransmissionOrderWithoutATimeout() {
+        int first = send(6, 0);
+        sack(100 * MS, first + 1, first + 2, first + 3);
+        assertEquals(first, outstanding.firstLost());
+        resend(first, 101 * MS);
+        int later = send(3, 102 * MS);
+        assertEquals(-1, outstanding.firstLost());
+        // the three sent after the retransmission arrive, it does not: it is lost again
+        sack(210 * MS, later, later + 1, later + 2);
+        assertEquals(first, outstanding.firstLost());
+        assertEquals(0, stats.timeouts);
+    }
+
+    @Test
+    void theRttSampleComesFromTheNewestPacketCoveredAndNeverFromARetransmission() {
+        int first = send(1, 0);
+        int second = send(1, 10 * MS);
+        assertEquals(40 * MS, sack(50 * MS, second), "the newest covered packet: 50 - 10 ms");
+        outstanding.markLost(first);
+        resend(first, 300 * MS);
+        assertEquals(-1, cumulative(320 * MS, 2), "Karn: the newest covered packet was retransmitted");
+    }
+
+    @Test
+    void threeDuplicateAcksDeclareTheFirstPacketLost() {
+        int first = send(4, 0);
+        duplicateAck(10 * MS);
+        duplicateAck(11 * MS);
+        assertEquals(-1, outstanding.firstLost());
+        duplicateAck(12 * MS);
+        assertEquals(first, outstanding.firstLost());
+    }
+
+    @Test
+    void aThinFlowsFirstTimeoutsKeepTheRtoThenBackOffAndFinallyGiveUp() {
+        send(2, 0);
+        long rto = rtt.rtoNanos();
+        long now = 0;
+        for (int i = 1; i <= LossRecovery.LINEAR_TIMEOUTS; i++) {
+            now = timers.retransmission;
+            LossRecovery.TimeoutAction action = recovery.onRetransmissionTimeout(false, false, 8, now);
+            assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, action);
+            assertEquals(rto, rtt.rtoNanos(), "timeout " + i + " of a thin flow does not double the RTO");
+            assertEquals(now + rto, timers.retransmission);
+        }
+        now = timers.retransmission;
+        recovery.onRetransmissionTimeout(false, false, 8, now);
+        assertEquals(2 * rto, rtt.rtoNanos(), "then exponential back-off");
+        assertEquals(LossRecovery.LINEAR_TIMEOUTS + 1, cc.timeouts);
+        for (int i = recovery.consecutiveTimeouts(); i < 8; i++) {
+            recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission);
+        }
+        assertEquals(LossRecovery.TimeoutAction.GIVE_UP, recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission));
+    }
+
+    @Test
+    void aTimeoutMarksEverythingLostAndRepeatsASackedFirstPacketWhenNothingElseIsLeft() {
+        int first = send(6, 0);
+        long rto = rtt.rtoNanos();
+        assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, recovery.onRetransmissionTimeout(false, false, 8, rto));
+        assertEquals(0, outstanding.packetsInFlight());
+        assertEquals(first, outstanding.firstLost());
+        assertEquals(1, cc.timeouts);
+        assertFalse(recovery.takeFastRetransmit());
+
+    }
+
+    @Test
+    void whenEverythingOutstandingWasSelectivelyAcknowledgedATimeoutRepeatsTheFirstPacket() {
+        int first = send(2, 0);
+        sack(50 * MS, first, first + 1);
+        assertEquals(LossRecovery.TimeoutAction.RETRANSMIT_FIRST,
+                recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission),
+                "only a repeated packet makes the receiver send its lost cumulative ACK again");
+    }
+
+    @Test
+    void beforeTheHandshakeIsConfirmedATimeoutRepeatsTheAnswerAndLeavesTheWindowAlone() {
+        assertEquals(LossRecovery.TimeoutAction.REPEAT_HANDSHAKE_ANSWER,
+                recovery.onRetransmissionTimeout(true, false, 8, 1_000 * MS));
+        assertEquals(0, cc.timeouts);
+        assertTrue(timers.retransmission > 1_000 * MS);
+        send(1, 0);
+        assertEquals(LossRecovery.TimeoutAction.RETRANSMIT_FIRST,
+                recovery.onRetransmissionTimeout(false, true, 8, 2_000 * MS), "a SYN is sent again at once");
+    }
+
+    @Test
+    void tailLossProbesComeTwoRttsAfterTheLastSendAndStopAfterTheirLimit() {
+        send(1, 0);
+        rtt.onSample(50 * MS);
+        send(3, 100 * MS);
+        recovery.armTailLossProbe(true, 100 * MS);
+        assertEquals(100 * MS + 2 * rtt.srttNanos(), timers.tailLossProbe);
+
+        recovery.armTailLossProbe(false, 100 * MS);
+        assertEquals(ConnectionTimers.NONE, timers.tailLossProbe, "not before the connection is established");
+
+        int probes = 0;
+        long now = 100 * MS;
+        recovery.armTailLossProbe(true, now);
+        while (timers.tailLossProbe != ConnectionTimers.NONE) {
+            now = timers.tailLossProbe;
+            assertEquals(-1, recovery.onTailLossProbe(), "nothing is known lost");
+            assertEquals(UtpWire.seqAdd(nextSeq, -1), recovery.lastInFlightForProbe());
+            probes++;
+            timers.retransmission = now + 10_000 * MS;
+            recovery.armTailLossProbe(true, now);
+        }
+        assertEquals(LossRecovery.MAX_TAIL_PROBES, probes);
+        assertEquals(LossRecovery.MAX_TAIL_PROBES, stats.tailLossProbes);
+    }
+
+    @Test
+    void aSinglePacketInFlightAllowsForThePeersDelayedAckAndTheProbeNeverOutlastsTheTimeout() {
+        send(1, 0);
+        rtt.onSample(50 * MS);
+        recovery.armTailLossProbe(true, 0);
+        assertEquals(2 * rtt.srttNanos() + LossRecovery.PEER_ACK_DELAY_ALLOWANCE_NANOS, timers.tailLossProbe);
+        timers.retransmission = 60 * MS;
+        recovery.armTailLossProbe(true, 0);
+        assertEquals(ConnectionTimers.NONE, timers.tailLossProbe);
+    }
+
+    @Test
+    void anAcknowledgedProbeIsTakenForARepairedLoss() {
+        send(1, 0);
+        rtt.onSample(50 * MS);
+        recovery.armTailLossProbe(true, 0);
+        recovery.onTailLossProbe();
+        int probe = recovery.lastInFlightForProbe();
+        resend(probe, 200 * MS);
+        sack(260 * MS, probe);
+        assertEquals(1, cc.losses, "without DSACK the probe is assumed to have repaired a loss");
+    }
+
+    /** Counts what it is told; its window never changes. */
+    private static final class RecordingControl implements CongestionControl {
+        /** Calls of {@code onLoss}: every one is a reduction, as this control always reduces. */
+        int losses;
+        int reductions;
+        int timeouts;
+
+        @Override
+        public String name() {
+            return "recording";
+        }
+
+        @Override
+        public void onDelaySample(int delayMicros32, long nowNanos) {
+        }
+
+        @Override
+        public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
+        }
+
+        @Override
+        public boolean onLoss(long nowNanos, long smoothedRttNanos) {
+            losses++;
+            reductions++;
+            return true;
+        }
+
+        @Override
+        public void onTimeout(long nowNanos) {
+            timeouts++;
+        }
+
+        @Override
+        public long cwndBytes() {
+            return 1_000_000;
+        }
+    }
+}
