@@ -119,8 +119,9 @@ class LossRecoveryTest {
         // a packet sent after the reduction and lost is a new event
         int late = send(1, 70 * MS);
         send(3, 71 * MS);
-        sack(130 * MS, late + 1, late + 2, late + 3);
-        assertEquals(2, cc.reductions);
+        sack(130 * MS, first, late + 1, late + 2, late + 3);
+        assertFalse(outstanding.isInFlight(late) || outstanding.isSacked(late), "late was declared lost");
+        assertEquals(2, cc.reductions, "a packet sent after the reduction and lost is a new event");
     }
 
     @Test
@@ -140,11 +141,15 @@ class LossRecoveryTest {
     @Test
     void theRttSampleComesFromTheNewestPacketCoveredAndNeverFromARetransmission() {
         int first = send(1, 0);
-        int second = send(1, 10 * MS);
-        assertEquals(40 * MS, sack(50 * MS, second), "the newest covered packet: 50 - 10 ms");
-        outstanding.markLost(first);
-        resend(first, 300 * MS);
-        assertEquals(-1, cumulative(320 * MS, 2), "Karn: the newest covered packet was retransmitted");
+        send(1, 10 * MS);
+        assertEquals(40 * MS, cumulative(50 * MS, 2), "the newest of the packets covered: sent at 10 ms");
+        int older = send(1, 100 * MS);
+        int newer = send(1, 110 * MS);
+        outstanding.markLost(newer);
+        resend(newer, 300 * MS);
+        assertEquals(-1, cumulative(320 * MS, 2),
+                "Karn: the newest covered packet was retransmitted, and the older original is no sample of the path");
+        assertEquals(first + 2, older);
     }
 
     @Test
@@ -180,15 +185,15 @@ class LossRecoveryTest {
     }
 
     @Test
-    void aTimeoutMarksEverythingLostAndRepeatsASackedFirstPacketWhenNothingElseIsLeft() {
-        int first = send(6, 0);
-        long rto = rtt.rtoNanos();
-        assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, recovery.onRetransmissionTimeout(false, false, 8, rto));
+    void aTimeoutMarksEverythingLostAndCancelsAPendingFastRetransmission() {
+        int first = send(10, 0);
+        sack(50 * MS, first + 1, first + 2, first + 3);
+        assertEquals(first, outstanding.firstLost());
+        assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission));
         assertEquals(0, outstanding.packetsInFlight());
         assertEquals(first, outstanding.firstLost());
         assertEquals(1, cc.timeouts);
-        assertFalse(recovery.takeFastRetransmit());
-
+        assertFalse(recovery.takeFastRetransmit(), "the timeout answered the loss; its retransmissions wait for the window");
     }
 
     @Test
@@ -202,13 +207,19 @@ class LossRecoveryTest {
 
     @Test
     void beforeTheHandshakeIsConfirmedATimeoutRepeatsTheAnswerAndLeavesTheWindowAlone() {
+        long rto = rtt.rtoNanos();
         assertEquals(LossRecovery.TimeoutAction.REPEAT_HANDSHAKE_ANSWER,
                 recovery.onRetransmissionTimeout(true, false, 8, 1_000 * MS));
         assertEquals(0, cc.timeouts);
-        assertTrue(timers.retransmission > 1_000 * MS);
+        assertEquals(1_000 * MS + rto, timers.retransmission, "a handshake is thin: the RTO is not doubled");
+    }
+
+    @Test
+    void anUnansweredSynIsSentAgainAtOnce() {
         send(1, 0);
         assertEquals(LossRecovery.TimeoutAction.RETRANSMIT_FIRST,
-                recovery.onRetransmissionTimeout(false, true, 8, 2_000 * MS), "a SYN is sent again at once");
+                recovery.onRetransmissionTimeout(false, true, 8, timers.retransmission));
+        assertEquals(1, cc.timeouts);
     }
 
     @Test
