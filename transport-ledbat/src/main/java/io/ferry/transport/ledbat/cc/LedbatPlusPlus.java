@@ -38,11 +38,17 @@ package io.ferry.transport.ledbat.cc;
  *       the window shrinks per round trip by {@code W * (delay - TARGET) / RTT}, which removes its own
  *       excess in about one round trip (the draft's {@code W * (delay / TARGET - 1)} assumes a target
  *       large against the RTT and would cut RTT/TARGET times too deep, leaving the link idle while
- *       GAIN-sized steps climb back). A queue that still stands more than a quarter above the target
- *       through {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each) is someone
- *       else's: the window halves, and if the queue still stands there one round trip later it drops to
- *       the minimum, staying there until the queue is back below the target (TCP-LP's reaction to a
- *       second early-congestion signal). Decreases are spread over the acknowledgements of one flight.</li>
+ *       GAIN-sized steps climb back). Someone else's queue gets TCP-LP's answer: the minimum window, and
+ *       no climbing back (GAIN-sized steps only) for {@link #YIELD_HOLD_NANOS} or
+ *       {@value #YIELD_HOLD_ROUNDS} round trips and then until the queue has not stood above the target
+ *       for {@value #RELEASE_QUIET_ROUNDS} round trips. It is someone else's when, in congestion
+ *       avoidance and {@value #SETTLING_ROUNDS} round trips after a slow start or regrowth (whose
+ *       overshoot is our own), either the queue stands more than a quarter above the target through
+ *       {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each; twice the target
+ *       through one), or our decreases grow round after round ({@link #SHRINK_ACCELERATION} times each,
+ *       {@value #ACCELERATING_SHRINK_ROUNDS} times in a row, {@link #SLOW_START_SHRINK_FRACTION} of the
+ *       window in all): a newcomer in slow start whose queue our own decrease keeps removing. Decreases
+ *       are spread over the acknowledgements of one flight.</li>
  *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
  *       below a quarter of the target, the link is not full and the window grows by an eighth per round
  *       trip rather than by GAIN packets.</li>
@@ -63,7 +69,10 @@ package io.ferry.transport.ledbat.cc;
  *       target so that those steps leave the mean queue at the target. Two flows whose windows settle in
  *       the ratio of their steps then even out within seconds after one joins the other (Jain's index
  *       0.95 over the 20 s after a second flow joined, at 20 and 100 ms), where GAIN-sized steps left the
- *       newcomer or the one that yielded to it behind for minutes (0.84 and 0.62).</li>
+ *       newcomer or the one that yielded to it behind for minutes (0.84 and 0.62). A flow delivering
+ *       less than {@link #UNDER_SHARE_FRACTION} of the largest rate it has seen keeps its step while the
+ *       queue is between the aim and the target, so that two flows do not settle just above the aim with
+ *       both adding only GAIN.</li>
  * </ol>
  */
 public final class LedbatPlusPlus implements CongestionControl {
@@ -93,6 +102,11 @@ public final class LedbatPlusPlus implements CongestionControl {
      * own decrease, before it is taken for a competitor's and the window halves per round trip.
      */
     static final int COMPETITION_ROUNDS = 2;
+    /**
+     * Round trips of congestion avoidance during which a queue above the target is taken for the
+     * overshoot of the slow start or regrowth before them (which the decrease removes in about one).
+     */
+    static final int SETTLING_ROUNDS = 3;
     /** How far above the target that queue must stand: hovering at the target is this flow's own doing. */
     static final double COMPETITION_MARGIN = 1.25;
     /**
@@ -123,6 +137,29 @@ public final class LedbatPlusPlus implements CongestionControl {
      * seen lately: the same for every flow that has seen the link to itself, however small its window.
      */
     static final double FAIR_STEP_FRACTION = 0.125;
+    /**
+     * After yielding to someone else's queue, {@link #competitionAware} takes the link back (its fair
+     * step, and growth by an eighth per round trip while the link is not full) only once the queue has
+     * not stood above the target for this many round trips ...
+     */
+    static final int RELEASE_QUIET_ROUNDS = 4;
+    /**
+     * ... and no sooner than this long after it yielded (TCP-LP's inference time-out): a TCP flow whose
+     * slow start ended early (CUBIC's HyStart, misled by the scavenger's packets between its own) leaves
+     * the link part empty while it grows into it, and a TCP flow recovering from the losses of its slow
+     * start, or BBR in PROBE_RTT, leaves the queue empty for a moment.
+     */
+    static final long YIELD_HOLD_NANOS = 2_000_000_000L;
+    /** ... or this many round trips, if longer. */
+    static final int YIELD_HOLD_ROUNDS = 20;
+    /** Below this fraction of the largest delivery rate seen, a flow keeps its step when just above the aim. */
+    static final double UNDER_SHARE_FRACTION = 0.5;
+    /** Each decrease of a round at least this many times the one before ... */
+    static final double SHRINK_ACCELERATION = 1.5;
+    /** ... through this many round trips in a row ... */
+    static final int ACCELERATING_SHRINK_ROUNDS = 2;
+    /** ... having taken at least this fraction of the window: a competitor doubling its window per round trip. */
+    static final double SLOW_START_SHRINK_FRACTION = 0.1;
     /** How long the largest delivery rate of a round trip is remembered (two half-length buckets). */
     static final long RATE_MEMORY_NANOS = 30_000_000_000L;
 
@@ -152,6 +189,14 @@ public final class LedbatPlusPlus implements CongestionControl {
     private int roundsAboveTarget;
     private boolean yielding;
     private boolean stepHeld;
+    private long holdUntilNanos = NEVER;
+    private int quietRounds;
+    private double lastRoundRate;
+    private double roundStartCwnd;
+    private double lastShrink;
+    private double shrinkStartCwnd;
+    private int acceleratingShrinks;
+    private int roundsInAvoidance;
     private long roundBytesAcked;
     private double maxRateRecent;
     private double maxRateOlder;
@@ -258,7 +303,9 @@ public final class LedbatPlusPlus implements CongestionControl {
                 if (queuing <= aim) {
                     // a queue that stood below a quarter of the target through the last round trip means
                     // the link is not full: grow by an eighth per round trip rather than by one step
-                    perRtt = standingQueueMicros < target * STILL_EMPTY_FRACTION ? Math.max(step, packets * EMPTY_GROWTH) : step;
+                    // (not while held after yielding: the queue of a competitor that just backed off, or
+                    // paused, drains for a moment)
+                    perRtt = !stepHeld && standingQueueMicros < target * STILL_EMPTY_FRACTION ? Math.max(step, packets * EMPTY_GROWTH) : step;
                 } else if (yielding && queuing > target) {
                     // a queue above the target that stood through round trips of our own decrease is
                     // someone else's: halve per round trip, as far as the draft ever goes, until the
@@ -267,7 +314,11 @@ public final class LedbatPlusPlus implements CongestionControl {
                 } else {
                     // remove our own excess in about one round trip (the draft's (delay / TARGET - 1) cuts
                     // RTT / TARGET times deeper, far below the path's capacity when TARGET is small)
-                    perRtt = Math.max(gain() - DECREASE_CONSTANT * packets * (queuing - aim) / (rttNanos() / 1000.0), -packets / 2);
+                    // a flow delivering less than half of the largest rate it has seen, unless held after
+                    // yielding, shares the queue with another scavenger and keeps its step, so that the
+                    // two do not settle with the queue just above the aim and neither stepping
+                    double up = !stepHeld && queuing <= target && lastRoundRate < UNDER_SHARE_FRACTION * Math.max(maxRateRecent, maxRateOlder) ? step : gain();
+                    perRtt = Math.max(up - DECREASE_CONSTANT * packets * (queuing - aim) / (rttNanos() / 1000.0), -packets / 2);
                 }
                 // spread over the acknowledgements of one round trip: those of the whole flight, which
                 // after a decrease is larger than the window
@@ -285,29 +336,50 @@ public final class LedbatPlusPlus implements CongestionControl {
         }
         roundMinQueueMicros = Math.min(roundMinQueueMicros, queuingMicros);
         if (nowNanos - roundStartNanos >= rttNanos()) {
-            noteDeliveryRate(roundBytesAcked * 1e9 / (nowNanos - roundStartNanos), nowNanos);
+            lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
+            noteDeliveryRate(lastRoundRate, nowNanos);
+            // a competitor in slow start: our decrease, which removes the queue it adds, grows round by round
+            double shrink = (roundStartCwnd - cwnd) / mss;
+            acceleratingShrinks = phase == Phase.AVOIDANCE && shrink > 0 && lastShrink > 0 && shrink >= SHRINK_ACCELERATION * lastShrink
+                    ? acceleratingShrinks + 1 : 0;
+            if (acceleratingShrinks == 1) {
+                shrinkStartCwnd = roundStartCwnd + lastShrink * mss;
+            }
+            lastShrink = shrink;
+            roundStartCwnd = cwnd;
             roundBytesAcked = 0;
             standingQueueMicros = roundMinQueueMicros;
-            // counted in congestion avoidance only: a slow start's own overshoot is no competitor
-            roundsAboveTarget = phase == Phase.AVOIDANCE && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
+            // counted in congestion avoidance only, once the overshoot of the slow start or regrowth that
+            // led there had its rounds to go: that queue is our own, and no competitor's
+            roundsInAvoidance = phase == Phase.AVOIDANCE ? roundsInAvoidance + 1 : 0;
+            boolean settled = roundsInAvoidance > SETTLING_ROUNDS;
+            roundsAboveTarget = settled && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
                     ? roundsAboveTarget + 1 : 0;
-            if (phase == Phase.AVOIDANCE && standingQueueMicros > COMPETITION_JUMP * effectiveTargetMicros()) {
+            if (settled && acceleratingShrinks >= ACCELERATING_SHRINK_ROUNDS
+                    && shrinkStartCwnd - cwnd >= SLOW_START_SHRINK_FRACTION * shrinkStartCwnd) {
+                roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
+            }
+            if (settled && standingQueueMicros > COMPETITION_JUMP * effectiveTargetMicros()) {
                 // more than our own steps can stand up in congestion avoidance: someone else's, at once
                 roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
             }
-            if (roundsAboveTarget > COMPETITION_ROUNDS && yielding) {
-                // still there a round trip after it was first seen: TCP-LP's second indication, which
-                // ends in the minimum window rather than in more halvings
-                cwnd = (double) MIN_CWND * mss;
-            }
             if (roundsAboveTarget >= COMPETITION_ROUNDS) {
+                if (!yielding) {
+                    // someone else's queue: TCP-LP's reaction, the minimum window, and no climbing back
+                    // for the hold time however empty the link looks
+                    cwnd = (double) MIN_CWND * mss;
+                    holdUntilNanos = nowNanos + Math.max(YIELD_HOLD_NANOS, YIELD_HOLD_ROUNDS * rttNanos());
+                }
                 yielding = true;
                 stepHeld = true;
             } else if (standingQueueMicros <= effectiveTargetMicros()) {
                 yielding = false;
             }
-            if (standingQueueMicros < effectiveTargetMicros() * STILL_EMPTY_FRACTION) {
-                // the queue drained: whoever held it left, or was a scavenger that paused
+            // the queue no longer stands above the target: whoever held it there left, was a scavenger
+            // that settled at its own target, or a TCP flow that does not fill the link (yet); past the
+            // hold, and once that lasted a few round trips, climb back
+            quietRounds = roundsAboveTarget == 0 ? quietRounds + 1 : 0;
+            if (quietRounds >= RELEASE_QUIET_ROUNDS && nowNanos >= holdUntilNanos) {
                 stepHeld = false;
             }
             roundMinQueueMicros = Long.MAX_VALUE;

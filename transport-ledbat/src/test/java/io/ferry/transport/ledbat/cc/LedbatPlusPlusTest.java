@@ -323,4 +323,66 @@ class LedbatPlusPlusTest {
         }
         assertEquals(half / 2, cc.cwndBytes(), MSS, "slow start after a timeout stops at half the window");
     }
+
+    @Test
+    void aNewcomerInSlowStartIsNoticedThoughOurDecreaseKeepsTheQueueAtTheTarget() {
+        // fluid model: 100 packets per ms, 100 ms base RTT (a bandwidth-delay product of 10 000 packets)
+        double perMs = 100;
+        long rtt = 100 * MS;
+        LedbatPlusPlus flow = tied(params);
+        long t = 0;
+        flow.onAck(MSS, 2L * MSS, rtt, 0);
+        for (int round = 0; round < 150; round++) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), 0, perMs, rtt), rtt);
+        }
+        long alone = flow.cwndBytes();
+        assertTrue(alone > 9_000L * MSS, "alone it fills the path: " + alone / MSS + " packets");
+        // a newcomer doubles its window every round trip from ten packets
+        long newcomer = 10L * MSS;
+        long maxQueue = 0;
+        int rounds = 0;
+        while (flow.cwndBytes() > 4L * MSS && rounds < 30) {
+            long q = queueMicros(flow.cwndBytes(), newcomer, perMs, rtt);
+            maxQueue = Math.max(maxQueue, q);
+            t = ackOneWindow(flow, t, q, rtt);
+            newcomer *= 2;
+            rounds++;
+        }
+        assertTrue(flow.cwndBytes() <= 4L * MSS, "it went down to the minimum window");
+        assertTrue(newcomer / MSS <= 10_000, "before the newcomer's window passed the path's capacity: "
+                + newcomer / MSS + " packets after " + rounds + " round trips");
+        assertTrue(maxQueue < 2 * 25_000, "the queue never showed twice the target (" + maxQueue + " us): only the decreases did");
+    }
+
+    @Test
+    void afterYieldingItLeavesAPartEmptyLinkAloneForTheHoldAndThenTakesItBack() {
+        double perMs = 100;
+        long rtt = 100 * MS;
+        LedbatPlusPlus flow = tied(params);
+        long t = 0;
+        flow.onAck(MSS, 2L * MSS, rtt, 0);
+        for (int round = 0; round < 150; round++) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), 0, perMs, rtt), rtt);
+        }
+        // a competitor's queue stands far above the target: the flow yields
+        for (int round = 0; round < 6 && flow.cwndBytes() > 2L * MSS; round++) {
+            t = ackOneWindow(flow, t, 80_000, rtt);
+        }
+        assertEquals(2L * MSS, flow.cwndBytes());
+        long yieldedAt = t;
+        // then the competitor (a TCP flow whose slow start ended early) holds 40 % of the path: the
+        // link is part empty, and stays so while the scavenger holds back
+        long competitor = 4_000L * MSS;
+        long largestDuringHold = 0;
+        while (t - yieldedAt < 1_900 * MS) { // the hold is 2 s
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
+            largestDuringHold = Math.max(largestDuringHold, flow.cwndBytes());
+        }
+        assertTrue(largestDuringHold < 20L * MSS, "GAIN-sized steps only during the hold: " + largestDuringHold / MSS + " packets");
+        while (t - yieldedAt < 8_000 * MS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
+        }
+        assertTrue(flow.cwndBytes() > 4_000L * MSS, "after the hold it fills what the competitor leaves: "
+                + flow.cwndBytes() / MSS + " packets");
+    }
 }
