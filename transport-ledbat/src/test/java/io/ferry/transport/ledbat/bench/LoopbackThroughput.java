@@ -50,8 +50,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LoopbackThroughput {
 
+    /** {@code firstDoneSeconds}: when the first of several connections had all its bytes acknowledged. */
     private record Sample(String scheme, long bytes, double seconds, double cpuSeconds, long retransmissions,
-                          Map<String, Double> threadCpuSeconds) {
+                          Map<String, Double> threadCpuSeconds, double firstDoneSeconds) {
         double mibPerSecond() {
             return bytes / seconds / (1 << 20);
         }
@@ -92,12 +93,13 @@ public final class LoopbackThroughput {
                 for (String scheme : schemes) {
                     Sample s = run(ferry, scheme, size, senders);
                     samples.add(s);
-                    System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d  threads %s%n",
-                            r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions(), threads(s));
+                    System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d  first/last done %.2f/%.2f s  threads %s%n",
+                            r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions(),
+                            s.firstDoneSeconds(), s.seconds(), threads(s));
                 }
                 if (iperf) {
                     Iperf3Udp.Result u = Iperf3Udp.run(iperfSeconds);
-                    Sample s = new Sample(Iperf3Udp.NAME, u.bytesReceived(), u.seconds(), u.cpuSeconds(), 0, Map.of());
+                    Sample s = new Sample(Iperf3Udp.NAME, u.bytesReceived(), u.seconds(), u.cpuSeconds(), 0, Map.of(), u.seconds());
                     samples.add(s);
                     System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
                             r + 1, Iperf3Udp.NAME, s.mibPerSecond(), u.lostPercent(), s.cpuSecondsPerGib());
@@ -135,6 +137,7 @@ public final class LoopbackThroughput {
         long cpuBefore = processCpuNanos();
         long start = System.nanoTime();
         List<CompletableFuture<Void>> done = new ArrayList<>();
+        CompletableFuture<Long> firstDone = new CompletableFuture<>();
         List<Channel> clients = new ArrayList<>();
         for (int i = 0; i < senders; i++) {
             CompletableFuture<Void> acknowledged = new CompletableFuture<>();
@@ -164,6 +167,7 @@ public final class LoopbackThroughput {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
                     ReferenceCountUtil.release(msg);
+                    firstDone.complete(System.nanoTime());
                     acknowledged.complete(null);
                 }
             }, ChannelOptions.empty()).sync().channel());
@@ -180,7 +184,7 @@ public final class LoopbackThroughput {
         }
         server.close().sync();
         block.release();
-        return new Sample(scheme, each * senders, seconds, cpu, retransmissions, threads);
+        return new Sample(scheme, each * senders, seconds, cpu, retransmissions, threads, (firstDone.join() - start) / 1e9);
     }
 
     private static Map<Long, Long> threadCpuNanos() {
