@@ -326,15 +326,10 @@ class LedbatPlusPlusTest {
 
     @Test
     void aNewcomerInSlowStartIsNoticedThoughOurDecreaseKeepsTheQueueAtTheTarget() {
-        // fluid model: 100 packets per ms, 100 ms base RTT (a bandwidth-delay product of 10 000 packets)
         double perMs = 100;
         long rtt = 100 * MS;
         LedbatPlusPlus flow = tied(params);
-        long t = 0;
-        flow.onAck(MSS, 2L * MSS, rtt, 0);
-        for (int round = 0; round < 150; round++) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), 0, perMs, rtt), rtt);
-        }
+        long t = aloneOnTheFluidPath(flow);
         long alone = flow.cwndBytes();
         assertTrue(alone > 9_000L * MSS, "alone it fills the path: " + alone / MSS + " packets");
         // a newcomer doubles its window every round trip from ten packets
@@ -359,11 +354,7 @@ class LedbatPlusPlusTest {
         double perMs = 100;
         long rtt = 100 * MS;
         LedbatPlusPlus flow = tied(params);
-        long t = 0;
-        flow.onAck(MSS, 2L * MSS, rtt, 0);
-        for (int round = 0; round < 150; round++) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), 0, perMs, rtt), rtt);
-        }
+        long t = aloneOnTheFluidPath(flow);
         // a competitor's queue stands far above the target: the flow yields
         for (int round = 0; round < 6 && flow.cwndBytes() > 2L * MSS; round++) {
             t = ackOneWindow(flow, t, 80_000, rtt);
@@ -384,5 +375,19 @@ class LedbatPlusPlusTest {
         }
         assertTrue(flow.cwndBytes() > 4_000L * MSS, "after the hold it fills what the competitor leaves: "
                 + flow.cwndBytes() / MSS + " packets");
+    }
+
+    /**
+     * Runs {@code flow} alone for 150 round trips on a fluid path of 100 packets per ms and 100 ms base
+     * RTT (a bandwidth-delay product of 10 000 packets); returns the time after them.
+     */
+    private static long aloneOnTheFluidPath(LedbatPlusPlus flow) {
+        long rtt = 100 * MS;
+        long t = 0;
+        flow.onAck(MSS, 2L * MSS, rtt, 0);
+        for (int round = 0; round < 150; round++) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), 0, 100, rtt), rtt);
+        }
+        return t;
     }
 }
