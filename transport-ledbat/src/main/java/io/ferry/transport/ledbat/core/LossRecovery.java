@@ -84,6 +84,8 @@ final class LossRecovery {
     private boolean newestAckedRetransmitted;
     private boolean ackedProbe;
     private long deliveredOrderBefore;
+    /** The last sequence number the latest acknowledgement could describe (its ack_nr plus its selective ACK's reach). */
+    private int ackHorizonSeq;
     /** The sequence number a tail-loss probe retransmitted, -1 if none is outstanding. */
     private int tlpRetransmitSeq = -1;
     private int duplicateAcks;
@@ -106,8 +108,18 @@ final class LossRecovery {
         return ++sendOrderCounter;
     }
 
-    /** Starts processing an acknowledgement that covers something outstanding. */
-    void beginAck() {
+    /**
+     * Starts processing an acknowledgement that covers something outstanding.
+     *
+     * @param horizonSeq the last sequence number it can describe: its {@code ack_nr} plus the packets
+     *                   its selective ACK covers. A packet past it may have arrived without the
+     *                   acknowledgement being able to say so (BEP 29's bitmask has a fixed reach,
+     *                   1024 packets in Ferry's, 32 in libutp's), so it is never declared lost by
+     *                   reordering; with a flight longer than that reach, a hole's retransmission
+     *                   arriving would otherwise declare everything past the reach lost and send it twice.
+     */
+    void beginAck(int horizonSeq) {
+        ackHorizonSeq = horizonSeq;
         deliveredOrderBefore = highestDeliveredSendOrder;
         newestAckedSentAt = Long.MIN_VALUE;
         newestAckedRetransmitted = false;
@@ -206,6 +218,9 @@ final class LossRecovery {
         int n = outstanding.count();
         int seq = outstanding.firstSeq();
         for (int i = 0; i < n; i++, seq = UtpWire.seqAdd(seq, 1)) {
+            if (UtpWire.seqDiff(seq, ackHorizonSeq) > 0) {
+                return;
+            }
             if (!outstanding.isInFlight(seq)) {
                 continue;
             }

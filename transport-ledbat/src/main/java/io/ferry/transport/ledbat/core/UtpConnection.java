@@ -733,7 +733,8 @@ public final class UtpConnection {
         }
         long flightBefore = outstanding.bytesInFlight();
         long newlyAcked = 0;
-        recovery.beginAck();
+        // without a selective ACK the peer holds nothing past ack_nr, and says so of every packet
+        recovery.beginAck(reader.hasSelectiveAck() ? UtpWire.seqAdd(pktAck, 1 + reader.selectiveAckBits()) : seqNr);
 
         int cumulative = UtpWire.seqDiff(pktAck, UtpWire.seqAdd(outstanding.firstSeq(), -1));
         for (int i = 0; i < cumulative; i++) {

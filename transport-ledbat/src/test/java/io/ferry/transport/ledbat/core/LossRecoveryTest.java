@@ -52,7 +52,7 @@ class LossRecoveryTest {
 
     /** A selective acknowledgement of {@code seqs}, as the connection processes one. */
     private long sack(long now, int... seqs) {
-        recovery.beginAck();
+        recovery.beginAck(nextSeq);
         for (int seq : seqs) {
             recovery.noteDelivered(seq, now);
             outstanding.markSacked(seq);
@@ -65,7 +65,7 @@ class LossRecoveryTest {
 
     /** A cumulative acknowledgement of the first {@code n} outstanding packets. */
     private long cumulative(long now, int n) {
-        recovery.beginAck();
+        recovery.beginAck(nextSeq);
         for (int i = 0; i < n; i++) {
             int seq = outstanding.firstSeq();
             if (!outstanding.isSacked(seq)) {
@@ -80,7 +80,7 @@ class LossRecoveryTest {
     }
 
     private void duplicateAck(long now) {
-        recovery.beginAck();
+        recovery.beginAck(nextSeq);
         recovery.onDuplicateAck(now);
         recovery.afterAck(false, now);
     }
@@ -136,6 +136,27 @@ class LossRecoveryTest {
         sack(210 * MS, later, later + 1, later + 2);
         assertEquals(first, outstanding.firstLost());
         assertEquals(0, stats.timeouts);
+    }
+
+    @Test
+    void packetsPastTheReachOfTheSelectiveAckAreNotDeclaredLostByTheDeliveryOfALaterTransmission() {
+        int first = send(10, 0);
+        sack(100 * MS, first + 1, first + 2, first + 3);
+        rtt.onSample(100 * MS);
+        assertEquals(first, outstanding.firstLost());
+        resend(first, 101 * MS);
+        // the retransmission arrives (a minimum RTT later); the acknowledgement's bitmask reaches only
+        // first + 5, so first + 6 .. first + 9 may have arrived too: they stay in flight
+        recovery.beginAck(UtpWire.seqAdd(first, 5));
+        recovery.noteDelivered(first, 300 * MS);
+        outstanding.removeFirst();
+        recovery.onProgress(300 * MS);
+        recovery.afterAck(true, 300 * MS);
+        assertFalse(outstanding.isInFlight(first + 4), "inside the reach and sent before the delivered retransmission: lost");
+        assertFalse(outstanding.isInFlight(first + 5), "the last packet the bitmask reaches");
+        for (int seq = first + 6; seq < first + 10; seq++) {
+            assertTrue(outstanding.isInFlight(seq), "past the reach: " + seq);
+        }
     }
 
     @Test
