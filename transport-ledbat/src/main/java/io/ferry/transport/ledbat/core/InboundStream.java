@@ -11,7 +11,7 @@ import io.netty.buffer.Unpooled;
  * The receiving half of a connection: puts the peer's DATA and FIN packets back in order, delivers
  * their payload to the application, tracks the end of the stream, and accounts the receive window
  * ({@code wnd_size} = the receive buffer minus the memory that reordered and delivered-but-unconsumed
- * payloads hold, as {@link ReceivedPayloads} charges it).
+ * payloads hold, as {@link ReceivedPayloads} charges it, expressed in payload bytes).
  */
 final class InboundStream {
     private final long receiveBufferSize;
@@ -28,6 +28,8 @@ final class InboundStream {
     private int eofSeq;
     private boolean finished;
     private boolean discarding;
+    /** Memory charged per payload byte, averaged over recent packets (at least 1). */
+    private double chargePerByte = 1.0;
 
     InboundStream(UtpConfig config, ConnectionOutput out, AckScheduler acks, ConnectionStats stats) {
         this.receiveBufferSize = config.receiveBufferSize();
@@ -58,9 +60,15 @@ final class InboundStream {
         return !reorder.isEmpty();
     }
 
-    /** The receive window to advertise, in bytes. */
+    /**
+     * The receive window to advertise: the payload bytes the free memory takes. A peer counts its
+     * flight in payload bytes, and every kept payload is charged its buffer and overhead too (a
+     * 1400-byte payload in a 2 KiB buffer costs half as much again); a window of free memory would let
+     * a large flight overrun the buffer, and the packets past it would be dropped and sent again.
+     */
     long window() {
-        return Math.max(0, receiveBufferSize - reorder.bufferedBytes() - unconsumed.charge());
+        long free = receiveBufferSize - reorder.bufferedBytes() - unconsumed.charge();
+        return free <= 0 ? 0 : (long) (free / chargePerByte);
     }
 
     /** The application processed {@code bytes} of delivered data. */
@@ -108,6 +116,9 @@ final class InboundStream {
             return;
         }
         ByteBuf payload = length > 0 ? ReceivedPayloads.keep(packet, payloadOffset, length, alloc) : Unpooled.EMPTY_BUFFER;
+        if (length > 0) {
+            chargePerByte = Math.max(1.0, (7 * chargePerByte + ReceivedPayloads.charge(payload) / (double) length) / 8);
+        }
         if (!hasRoomFor(distance, payload)) {
             payload.release();
             acks.requestImmediate();

@@ -395,7 +395,9 @@ class ConnectionLifecycleTest {
         assertTrue(c.cwndBytes() >= 2 * 1380);
         assertTrue(c.queuingDelayMicros() >= 0);
         assertTrue(c.baseDelayMicros() >= 0);
-        assertEquals(4 * 1024 * 1024, c.peerWindowBytes(), 64 * 1024);
+        // everything was consumed: the whole 4 MiB buffer, in the payload bytes it holds (each kept
+        // payload is charged its buffer and overhead too, so fewer than 4 MiB of them, but more than half)
+        assertTrue(c.peerWindowBytes() <= 4 * 1024 * 1024 && c.peerWindowBytes() > 2 * 1024 * 1024, "peer window " + c.peerWindowBytes());
         assertEquals("ledbat", c.congestionControlName());
     }
 }
