@@ -324,6 +324,82 @@ class LedbatPlusPlusTest {
         assertEquals(half / 2, cc.cwndBytes(), MSS, "slow start after a timeout stops at half the window");
     }
 
+    /** Slow start of the default on a 100 ms path whose queue reads {@code queuingMicros} throughout, to {@code packets}. */
+    private static long slowStartAt(LedbatPlusPlus cc, int packets, long queuingMicros) {
+        long now = 0;
+        cc.onDelaySample(BASE, now);
+        while (cc.cwndBytes() < (long) packets * MSS) {
+            now = ackOneWindow(cc, now, queuingMicros, 100 * MS);
+        }
+        return now;
+    }
+
+    @Test
+    void theDefaultTakesALossWithNoQueueForARandomOneAndKeepsItsWindowAndSlowStart() {
+        LedbatPlusPlus cc = tied(params);
+        long now = slowStartAt(cc, 40, 0);
+        long w = cc.cwndBytes();
+        assertFalse(cc.onLoss(now, 100 * MS), "no queue ever stood: the loss is the link's, not congestion");
+        assertEquals(w, cc.cwndBytes());
+        assertTrue(cc.inSlowStart());
+        assertEquals(1, cc.randomLosses());
+        // the draft halves on every loss
+        LedbatPlusPlus draft = draft(params);
+        now = slowStartAt(draft, 40, 0);
+        w = draft.cwndBytes();
+        assertTrue(draft.onLoss(now, 100 * MS));
+        assertEquals(w / 2, draft.cwndBytes(), 1);
+    }
+
+    @Test
+    void theDefaultTakesARoundThatLostMostOfItsPacketsForCongestionWhateverTheQueue() {
+        LedbatPlusPlus cc = tied(params);
+        long now = slowStartAt(cc, 40, 0);
+        // a round trip in which two packets are lost for each that arrives: a buffer of a packet or two
+        // overflowing; at the loss rates of a lossy link these losses are taken for random ones
+        now = ackOneWindow(cc, now, 0, 100 * MS);
+        long w = cc.cwndBytes();
+        for (int i = 0; i < 25; i++) {
+            cc.onDelaySample(BASE, now);
+            cc.onAck(MSS, cc.cwndBytes(), 100 * MS, now);
+            cc.onLoss(now, 100 * MS);
+            cc.onLoss(now, 100 * MS);
+            now += 5 * MS;
+        }
+        now += 100 * MS;
+        cc.onDelaySample(BASE, now);
+        cc.onAck(MSS, cc.cwndBytes(), 100 * MS, now);
+        cc.onLoss(now, 100 * MS);
+        assertFalse(cc.inSlowStart(), "more than half of a round trip's packets lost: congestion");
+        assertTrue(cc.cwndBytes() < w, "halved from " + w + " to " + cc.cwndBytes());
+    }
+
+    @Test
+    void behindABufferShallowerThanTheTargetALossAtItsPeakHalvesAndGrowthIsHeldToHalfAPacketPerRtt() {
+        LedbatPlusPlus cc = tied(params);
+        // 100 ms path, target 25 ms: the buffer holds 4 ms, so the queue never comes near the target
+        long now = slowStartAt(cc, 40, 4_000);
+        long w = cc.cwndBytes();
+        assertTrue(cc.onLoss(now, 100 * MS), "a loss with the largest queue seen standing is the buffer overflowing");
+        assertEquals(w / 2, cc.cwndBytes(), 1);
+        assertFalse(cc.inSlowStart());
+        // the queue drains after the halving: a link that shows no queue, which would otherwise mean
+        // growth by an eighth per round trip (2-3 packets here)
+        now += 100 * MS;
+        long before = cc.cwndBytes();
+        for (int i = 0; i < 10; i++) {
+            now = ackOneWindow(cc, now, 0, 100 * MS);
+        }
+        assertTrue(cc.cwndBytes() - before <= 5 * MSS + MSS / 2, "at most half a packet per round trip: grew "
+                + (cc.cwndBytes() - before) + " bytes in 10 round trips");
+        assertTrue(cc.cwndBytes() > before, "but it grows");
+        // a loss with the queue at a quarter of that peak: random
+        now = ackOneWindow(cc, now, 1_000, 100 * MS);
+        long w2 = cc.cwndBytes();
+        assertFalse(cc.onLoss(now, 100 * MS));
+        assertEquals(w2, cc.cwndBytes());
+    }
+
     @Test
     void aNewcomerInSlowStartIsNoticedThoughOurDecreaseKeepsTheQueueAtTheTarget() {
         double perMs = 100;
