@@ -188,6 +188,8 @@ public final class LedbatPlusPlus implements CongestionControl {
      * overflows like this, and random loss rarely does.
      */
     static final double HEAVY_LOSS_FRACTION = 0.5;
+    /** ... of at least this many lost packets: a small window loses half of a round trip's packets to random loss often enough. */
+    static final int HEAVY_LOSS_MIN_PACKETS = 8;
     /** Round trips over which the largest queue is kept (two buckets of this many). */
     static final int PEAK_QUEUE_ROUNDS = 8;
     /**
@@ -394,7 +396,7 @@ public final class LedbatPlusPlus implements CongestionControl {
             roundMaxQueueMicros = 0;
             lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
             double resolved = roundLosses + roundBytesAcked / (double) mss;
-            lastRoundLossFraction = resolved > 0 ? roundLosses / resolved : 0;
+            lastRoundLossFraction = resolved > 0 && roundLosses >= HEAVY_LOSS_MIN_PACKETS ? roundLosses / resolved : 0;
             roundLosses = 0;
             noteDeliveryRate(lastRoundRate, nowNanos);
             // a competitor in slow start: our decrease, which removes the queue it adds, grows round by round

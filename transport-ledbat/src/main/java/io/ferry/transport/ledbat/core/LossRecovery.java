@@ -292,7 +292,12 @@ final class LossRecovery {
         if (handshaking && !synSent) {
             return TimeoutAction.REPEAT_HANDSHAKE_ANSWER;
         }
-        cc.onTimeout(nowNanos);
+        if (!synSent) {
+            // a lost SYN (or its answer) says nothing of the path's capacity: no data has been sent, and
+            // a slow start that ends at half of the initial window would crawl in congestion avoidance
+            // from two packets (RFC 6298 5.7 only shrinks the initial window)
+            cc.onTimeout(nowNanos);
+        }
         lossReductionOrder = sendOrderCounter;
         fastRetransmitDue = false;
         duplicateAcks = 0;

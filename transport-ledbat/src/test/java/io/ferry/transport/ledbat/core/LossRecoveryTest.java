@@ -236,11 +236,14 @@ class LossRecoveryTest {
     }
 
     @Test
-    void anUnansweredSynIsSentAgainAtOnce() {
+    void anUnansweredSynIsSentAgainAtOnceAndLeavesCongestionControlAlone() {
         send(1, 0);
         assertEquals(LossRecovery.TimeoutAction.RETRANSMIT_FIRST,
                 recovery.onRetransmissionTimeout(false, true, 8, timers.retransmission));
-        assertEquals(1, cc.timeouts);
+        // a lost SYN says nothing of the path: told as a timeout, the controller would halve its
+        // slow-start threshold to a packet or two before any data went out
+        assertEquals(0, cc.timeouts);
+        assertEquals(1, stats.timeouts);
     }
 
     @Test
