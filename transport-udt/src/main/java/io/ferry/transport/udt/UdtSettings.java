@@ -7,14 +7,19 @@ import com.barchart.udt.SocketUDT;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.UnsupportedOptionException;
+import io.ferry.transport.spi.InterfaceMtu;
 import io.netty.channel.ChannelOption;
 
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The UDT settings of one connection or listener, validated up front, written to the native socket
@@ -30,6 +35,8 @@ import java.util.Set;
 final class UdtSettings {
 
     static final int DEFAULT_MSS = 1500;
+    /** The smallest MSS UDT accepts. */
+    static final int MIN_MSS = 76;
     static final int DEFAULT_UDT_BUFFER = 32 << 20;
     static final int DEFAULT_UDP_BUFFER = 4 << 20;
     static final int DEFAULT_FLOW_WINDOW = 25_600; // UDT4's own default, in packets
@@ -89,7 +96,7 @@ final class UdtSettings {
     private UdtSettings(ChannelOptions options) {
         int packetMss = options.get(FerryChannelOption.PACKET_SIZE).map(p -> p + HEADERS).orElse(DEFAULT_MSS);
         this.mss = options.get(UdtChannelOption.MSS).orElse(packetMss);
-        requireRange("MSS", mss, 76, 65_535);
+        requireRange("MSS", mss, MIN_MSS, 65_535);
         this.udtSendBuffer = options.get(UdtChannelOption.UDT_SEND_BUFFER)
                 .orElse(options.get(FerryChannelOption.SEND_BUFFER_SIZE).orElse(DEFAULT_UDT_BUFFER));
         this.udtReceiveBuffer = options.get(UdtChannelOption.UDT_RECEIVE_BUFFER)
@@ -149,6 +156,35 @@ final class UdtSettings {
     /** Validates options (already checked against the supported set) into settings. */
     static UdtSettings of(ChannelOptions options) {
         return new UdtSettings(options);
+    }
+
+    /**
+     * Settings for a connection to {@code remote}: an MSS above the MTU of the first hop towards it is
+     * lowered to that MTU, so that no datagram is fragmented (one fragment lost loses the datagram; TCP
+     * and {@code utp://} clamp their packets the same way). UDT negotiates the smaller MSS of the two
+     * peers in its handshake, so the accepting side follows. Loopback peers keep the MSS asked for.
+     */
+    static UdtSettings forConnection(ChannelOptions options, InetSocketAddress remote) {
+        return forConnection(options, remote, InterfaceMtu::towards);
+    }
+
+    static UdtSettings forConnection(ChannelOptions options, InetSocketAddress remote,
+                                     Function<InetSocketAddress, OptionalInt> mtuLookup) {
+        UdtSettings asked = of(options);
+        InetAddress address = remote.getAddress();
+        if (address == null || address.isLoopbackAddress()) {
+            return asked;
+        }
+        OptionalInt mtu = mtuLookup.apply(remote);
+        if (mtu.isEmpty()) {
+            return asked;
+        }
+        // UDT's MSS counts 28 bytes of IPv4 and UDP headers; over IPv6 the datagram is 20 bytes larger
+        int fitted = mtu.getAsInt() - (address instanceof Inet6Address ? InterfaceMtu.IPV6_UDP_HEADERS - InterfaceMtu.IPV4_UDP_HEADERS : 0);
+        if (fitted >= asked.mss || fitted < MIN_MSS) {
+            return asked;
+        }
+        return of(options.toBuilder().set(UdtChannelOption.MSS, fitted).build());
     }
 
     boolean isMessageMode() {

@@ -102,7 +102,7 @@ public final class UdtTransport implements Transport {
     @Override
     public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
         options.requireSupported(NAME, SUPPORTED);
-        UdtSettings settings = UdtSettings.of(options);
+        UdtSettings settings = UdtSettings.forConnection(options, remote);
         Bootstrap bootstrap = new Bootstrap().group(group(settings))
                 .channelFactory(() -> newChannel(() -> UdtSocketChannel.newClient(settings)))
                 .handler(new ChannelInitializer<>() {

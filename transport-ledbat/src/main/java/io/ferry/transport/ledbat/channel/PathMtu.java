@@ -1,13 +1,11 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.ledbat.core.UtpConfig;
+import io.ferry.transport.spi.InterfaceMtu;
 
-import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.nio.channels.DatagramChannel;
 import java.util.OptionalInt;
 import java.util.function.Function;
 
@@ -21,8 +19,8 @@ import java.util.function.Function;
  * asked for.
  */
 final class PathMtu {
-    private static final int IPV4_UDP_HEADERS = 20 + 8;
-    private static final int IPV6_UDP_HEADERS = 40 + 8;
+    private static final int IPV4_UDP_HEADERS = InterfaceMtu.IPV4_UDP_HEADERS;
+    private static final int IPV6_UDP_HEADERS = InterfaceMtu.IPV6_UDP_HEADERS;
 
     private PathMtu() {
     }
@@ -50,17 +48,6 @@ final class PathMtu {
 
     /** The MTU of the interface the kernel would send to {@code remote} through, if it can be told. */
     static OptionalInt interfaceMtu(InetSocketAddress remote) {
-        try (DatagramChannel probe = DatagramChannel.open()) {
-            probe.connect(remote); // no packet is sent: this only asks the kernel for the route's source address
-            InetAddress local = ((InetSocketAddress) probe.getLocalAddress()).getAddress();
-            NetworkInterface nif = NetworkInterface.getByInetAddress(local);
-            if (nif == null) {
-                return OptionalInt.empty();
-            }
-            int mtu = nif.getMTU();
-            return mtu > 0 ? OptionalInt.of(mtu) : OptionalInt.empty();
-        } catch (IOException | RuntimeException unknown) {
-            return OptionalInt.empty();
-        }
+        return InterfaceMtu.towards(remote);
     }
 }
