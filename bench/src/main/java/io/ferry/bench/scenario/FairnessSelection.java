@@ -13,11 +13,18 @@ import java.util.List;
  * @param kinds       scenario kinds by id: alone, tcp-joins, scavenger-joins, together, latecomer
  * @param ccs         the competing TCP flows' congestion controls (reno, cubic, bbr)
  * @param tcpFlows    how many TCP flows compete (1 and 4 in the study)
+ * @param lossRates   random loss of the bottleneck link in each direction, 0..1 (0 in the study)
+ * @param queuesMs    the bottleneck's drop-tail queue in milliseconds at its rate (150 in the study; a queue
+ *                    below the scavenger's target shows how it behaves when the delay signal cannot work)
  */
 record FairnessSelection(List<String> scavengers, List<Integer> baseRttsMs, List<String> kinds, List<String> ccs,
-                         List<Integer> tcpFlows) {
+                         List<Integer> tcpFlows, List<Double> lossRates, List<Double> queuesMs) {
 
-    static final FairnessSelection DEFAULTS = new FairnessSelection(List.of(), List.of(), List.of(), List.of(), List.of());
+    static final FairnessSelection DEFAULTS = new FairnessSelection(List.of(), List.of(), List.of(), List.of(), List.of(),
+            List.of(), List.of());
+
+    /** The study's queue, in milliseconds at the bottleneck rate. */
+    static final double DEFAULT_QUEUE_MS = 150;
 
     FairnessSelection {
         scavengers = List.copyOf(scavengers);
@@ -25,6 +32,26 @@ record FairnessSelection(List<String> scavengers, List<Integer> baseRttsMs, List
         kinds = List.copyOf(kinds);
         ccs = List.copyOf(ccs);
         tcpFlows = List.copyOf(tcpFlows);
+        lossRates = List.copyOf(lossRates);
+        queuesMs = List.copyOf(queuesMs);
+        for (double loss : lossRates) {
+            if (!(loss >= 0 && loss < 1)) {
+                throw new IllegalArgumentException("loss rate must be in [0, 1), got " + loss);
+            }
+        }
+        for (double q : queuesMs) {
+            if (!(q > 0 && q <= 10_000)) {
+                throw new IllegalArgumentException("queue must be in (0, 10000] ms, got " + q);
+            }
+        }
+    }
+
+    List<Double> lossRatesOr() {
+        return orElse(lossRates, List.of(0.0));
+    }
+
+    List<Double> queuesMsOr() {
+        return orElse(queuesMs, List.of(DEFAULT_QUEUE_MS));
     }
 
     List<String> scavengersOr(StudyContext ctx) {

@@ -49,7 +49,8 @@ final class FairnessStudy implements Study {
         Duration measured = FairnessSelection.measured(ctx);
         List<String> scavengers = new ArrayList<>(selection.scavengersOr(ctx));
         StringBuilder md = result.markdown();
-        md.append(Units.f("Bottleneck: 100 Mbit/s each way, drop-tail queue of %d ms (%s), base RTT as in each table. "
+        md.append(Units.f("Bottleneck: 100 Mbit/s each way, drop-tail queue of %d ms (%s) and no random loss unless a table's "
+                        + "heading says otherwise, base RTT as in each table. "
                         + "Ferry = `utp://` with its defaults (controller `ledbat`) unless a controller is named; libtorrent = two "
                         + "Debian python3-libtorrent sessions, uTP only, one seeding to the other; TCP = Ferry's `tcp://` with "
                         + "`CONGESTION_CONTROL` set. First flows run %d s alone, then the others join and run %d s; figures cover "
@@ -77,15 +78,26 @@ final class FairnessStudy implements Study {
         result.data().put("measured_seconds", measured.toSeconds());
         result.data().put("scenarios", json);
         try (LibtorrentFlow.Payload payload = scavengers.contains("libtorrent") ? LibtorrentFlow.prepare(scratch(), payloadSize(lead, measured)) : null) {
-            for (int rtt : selection.baseRttsOr(ctx)) {
-                md.append(Units.f("#### Base RTT %d ms%n%n", rtt));
-                md.append("| scenario | scavenger Mbit/s | TCP Mbit/s | scavenger share | time to yield | link use | Jain | queue mean / max ms |\n"
-                        + "|---|---|---|---|---|---|---|---|\n");
-                LinkModel link = new LinkModel(0, RATE, LinkModel.queueFor(RATE, QUEUE), Duration.ofMillis(rtt / 2), 3);
-                for (FairnessScenario s : scenarios(ctx, scavengers, rtt)) {
-                    json.add(runOne(ctx, result, link, s, lead, measured, payload));
+            for (double queueMs : selection.queuesMsOr()) {
+                for (double loss : selection.lossRatesOr()) {
+                    for (int rtt : selection.baseRttsOr(ctx)) {
+                        boolean standard = loss == 0 && queueMs == FairnessSelection.DEFAULT_QUEUE_MS;
+                        String path = standard ? "" : Units.f(", %s %% random loss each way, queue %s ms", Units.number(100 * loss),
+                                Units.number(queueMs));
+                        md.append(Units.f("#### Base RTT %d ms%s%n%n", rtt, path));
+                        md.append("| scenario | scavenger Mbit/s | TCP Mbit/s | scavenger share | time to yield | link use | Jain | queue mean / max ms |\n"
+                                + "|---|---|---|---|---|---|---|---|\n");
+                        long queueBytes = Math.max(1_500, (long) (RATE / 8 * queueMs / 1000));
+                        LinkModel link = new LinkModel(loss, RATE, queueBytes, Duration.ofMillis(rtt / 2), 3);
+                        for (FairnessScenario s : scenarios(ctx, scavengers, rtt)) {
+                            Map<String, Object> row = runOne(ctx, result, link, s, lead, measured, payload, standard ? "" : path);
+                            row.put("loss_each_way", loss);
+                            row.put("queue_ms", queueMs);
+                            json.add(row);
+                        }
+                        md.append('\n');
+                    }
                 }
-                md.append('\n');
             }
         }
         return result;
@@ -112,14 +124,14 @@ final class FairnessStudy implements Study {
     }
 
     private Map<String, Object> runOne(StudyContext ctx, StudyResult result, LinkModel link, FairnessScenario s, Duration lead,
-                                       Duration measured, LibtorrentFlow.Payload payload) throws Exception {
+                                       Duration measured, LibtorrentFlow.Payload payload, String path) throws Exception {
         FairnessRun.Outcome outcome;
         try (TestBed bed = TestBed.emulated(link)) {
             outcome = FairnessRun.run(bed, s, RATE, lead, measured, payload);
         } catch (Exception e) {
             String row = Units.f("| %s | failed: %s | | | | | | |%n", s.name(), e.getMessage());
             result.markdown().append(row);
-            ctx.log().print("  fairness " + s.baseRttMs() + " ms " + row);
+            ctx.log().print("  fairness " + s.baseRttMs() + " ms" + path + " " + row);
             Map<String, Object> failed = new LinkedHashMap<>();
             failed.put("scenario", s.name());
             failed.put("base_rtt_ms", s.baseRttMs());
@@ -127,10 +139,11 @@ final class FairnessStudy implements Study {
             return failed;
         }
         Map<String, Object> f = outcome.figures();
-        String png = s.fileId() + ".png";
+        String png = s.fileId() + (path.isEmpty() ? "" : "-" + path.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("^-|-$", "")
+                .toLowerCase()) + ".png";
         Map<String, List<double[]>> chart = new LinkedHashMap<>(outcome.series());
         chart.put("queuing delay (ms)", outcome.queueMs());
-        Charts.line(ctx.out().resolve(png), s.name() + ", base RTT " + s.baseRttMs() + " ms: Mbit/s per flow and queue (ms)",
+        Charts.line(ctx.out().resolve(png), s.name() + ", base RTT " + s.baseRttMs() + " ms" + path + ": Mbit/s per flow and queue (ms)",
                 "seconds", "Mbit/s  |  ms", Charts.series(chart), false, false);
         result.charts().add(png);
         f.put("chart", png);
@@ -142,7 +155,7 @@ final class FairnessStudy implements Study {
                 s.kind() == FairnessScenario.Kind.LATECOMER || s.tcpFlows() > 0 ? Units.f("%.2f", (double) f.get("jain_index")) : "—",
                 (double) f.get("queue_delay_ms_mean"), (double) f.get("queue_delay_ms_max"));
         result.markdown().append(row);
-        ctx.log().print("  fairness " + s.baseRttMs() + " ms " + row);
+        ctx.log().print("  fairness " + s.baseRttMs() + " ms" + path + " " + row);
         return f;
     }
 

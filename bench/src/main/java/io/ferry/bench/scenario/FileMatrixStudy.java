@@ -1,6 +1,5 @@
 package io.ferry.bench.scenario;
 
-import io.ferry.bench.emulator.LinkModel;
 import io.ferry.bench.netns.RootAccess;
 import io.ferry.bench.report.Charts;
 import io.ferry.bench.report.Stats;
@@ -24,7 +23,10 @@ import java.util.Optional;
  */
 final class FileMatrixStudy implements Study {
 
-    private record Condition(String name, String description, LinkModel link) {
+    private final MatrixSelection selection;
+
+    FileMatrixStudy(MatrixSelection selection) {
+        this.selection = selection;
     }
 
     @Override
@@ -45,28 +47,22 @@ final class FileMatrixStudy implements Study {
     @Override
     public StudyResult run(StudyContext ctx) throws Exception {
         StudyResult result = StudyResult.of(this);
-        List<Long> sizes = ctx.pick(List.of(1L, 28_000L), List.of(1L, 28_000L, 2_800_000L, 14_000_000L),
-                List.of(1L, 28_000L, 2_800_000L, 14_000_000L, 110_000_000L));
-        List<Integer> packets = ctx.pick(List.of(1_500), List.of(64, 1_500, 10_000, 64_000), List.of(64, 1_500, 10_000, 64_000));
+        List<Long> sizes = selection.fileSizesOr(ctx);
         int reps = ctx.repetitionsOr(ctx.pick(1, 5, 5));
-        Duration timeout = ctx.pick(Duration.ofSeconds(15), Duration.ofSeconds(20), Duration.ofSeconds(300));
-        List<Condition> conditions = new ArrayList<>();
-        conditions.add(new Condition("local", "loopback, one host", null));
-        conditions.add(new Condition("delay 50 ms", "TUN link, 25 ms each way (RTT 50 ms), unlimited rate",
-                LinkModel.delay(Duration.ofMillis(25))));
-        if (ctx.profile() != Profile.QUICK) {
-            conditions.add(new Condition("loss 25%", "TUN link, 25% random loss each way, no delay, unlimited rate",
-                    new LinkModel(0.25, 0, 0, Duration.ZERO, 25)));
-        }
-        result.markdown().append(Units.f("Files %s; packet sizes %s (`PACKET_SIZE`: TCP_MAXSEG for tcp, datagram size for utp/udt); "
-                        + "%d repetitions; each transfer bounded by %d s and checked with SHA-256. Cells: median time of the successful "
+        List<MatrixSelection.Condition> conditions = selection.conditionsOr(ctx);
+        result.markdown().append(Units.f("Files %s; `PACKET_SIZE` is TCP_MAXSEG for tcp and the datagram size for utp/udt; "
+                        + "%d repetitions; each transfer checked with SHA-256. Cells: median time of the successful "
                         + "transfers (successes/repetitions). `refused` = the transport rejects that packet size; `skipped` = a smaller "
                         + "file of the same cell already timed out every time.%n%n",
-                sizes.stream().map(Units::decimal).toList(), packets.stream().map(p -> Units.decimal(p)).toList(), reps, timeout.toSeconds()));
+                sizes.stream().map(Units::decimal).toList(), reps));
         List<Object> json = new ArrayList<>();
         Map<String, List<double[]>> chart = new LinkedHashMap<>();
-        for (Condition condition : conditions) {
-            result.markdown().append("**").append(condition.name()).append("** (").append(condition.description()).append(")\n\n")
+        for (MatrixSelection.Condition condition : conditions) {
+            List<Integer> packets = selection.packetSizesOr(ctx, condition);
+            Duration timeout = MatrixSelection.timeout(ctx, condition);
+            result.markdown().append("**").append(condition.name()).append("** (").append(condition.description())
+                    .append("; packets ").append(packets.stream().map(p -> Units.decimal(p)).toList())
+                    .append("; ").append(timeout.toSeconds()).append(" s per transfer)\n\n")
                     .append("| transport | packet | ").append(String.join(" | ", sizes.stream().map(Units::decimal).toList()))
                     .append(" |\n|---|---|").append("---|".repeat(sizes.size())).append('\n');
             if (condition.link() != null && !RootAccess.available()) {
@@ -75,7 +71,7 @@ final class FileMatrixStudy implements Study {
                 continue;
             }
             try (TestBed bed = condition.link() == null ? TestBed.loopback() : TestBed.emulated(condition.link())) {
-                for (String transport : ctx.transports().all()) {
+                for (String transport : selection.transportsOr(ctx)) {
                     for (int packet : packets) {
                         result.markdown().append("| ").append(transport).append(" | ").append(Units.decimal(packet)).append(" |");
                         if (!ctx.transports().installed(transport)) {

@@ -65,6 +65,35 @@ public final class ScenarioRunner implements Callable<Integer> {
             description = "fairness: how many TCP flows compete (default: 1,4; --quick: 1).")
     List<Integer> tcpFlows = new ArrayList<>();
 
+    @Option(names = "--loss-rates", split = ",", paramLabel = "FRACTION",
+            description = "fairness: random loss of the bottleneck in each direction, e.g. 0,0.01 (default: 0).")
+    List<Double> lossRates = new ArrayList<>();
+
+    @Option(names = "--queue-ms", split = ",", paramLabel = "MS",
+            description = "fairness: the bottleneck's drop-tail queue in ms at 100 Mbit/s (default: 150; 2 is shallower than "
+                    + "the scavenger's target at 20 ms).")
+    List<Double> queuesMs = new ArrayList<>();
+
+    @Option(names = "--matrix-conditions", split = ",", paramLabel = "ID",
+            description = "matrix: the link conditions: local, delay (50 ms RTT), loss (25 %% each way), loss-delay (25 %% + 50 ms RTT), "
+                    + "lossy-long (1 %% + 100 ms RTT) (default: all; --quick: local,delay).")
+    List<String> matrixConditions = new ArrayList<>();
+
+    @Option(names = "--transports", split = ",", paramLabel = "NAME",
+            description = "matrix: the transports (default: tcp, utp, udt and whatever else is installed).")
+    List<String> matrixTransports = new ArrayList<>();
+
+    @Option(names = "--file-sizes", split = ",", paramLabel = "BYTES",
+            description = "matrix: file sizes in bytes (default: 1,28000,2800000,14000000; --full adds 110000000).")
+    List<Long> fileSizes = new ArrayList<>();
+
+    @Option(names = "--packet-sizes", split = ",", paramLabel = "BYTES",
+            description = "matrix: PACKET_SIZE values (default: 64,1500,10000,64000; 1500 on the loss-delay and lossy-long paths).")
+    List<Integer> packetSizes = new ArrayList<>();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     private final PrintStream log;
 
     ScenarioRunner(PrintStream log) {
@@ -73,32 +102,38 @@ public final class ScenarioRunner implements Callable<Integer> {
 
     /** All studies, in the order of DESIGN.md. */
     List<Study> studies() {
-        return List.of(new BufferSweepStudy(), new FileMatrixStudy(),
-                new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows)),
+        return List.of(new BufferSweepStudy(), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
+                new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
                 new UdpLossStudy(), new TcpParallelStudy());
     }
 
     @Override
     public Integer call() throws Exception {
         if (quick && full) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--quick and --full exclude each other");
+            throw new CommandLine.ParameterException(spec.commandLine(), "--quick and --full exclude each other");
         }
         Profile profile = quick ? Profile.QUICK : full ? Profile.FULL : Profile.DEFAULT;
+        try {
+            new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes);
+            new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         for (String kind : fairnessKinds) {
             try {
                 FairnessScenario.Kind.byId(kind);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
         }
         for (String scavenger : scavengers) {
             if (!scavenger.equals("ferry") && !scavenger.equals("libtorrent") && !scavenger.matches("ferry:.+")) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "unknown scavenger '" + scavenger
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown scavenger '" + scavenger
                         + "'; use ferry, ferry:CONTROLLER or libtorrent");
             }
             String controller = scavenger.startsWith("ferry:") ? scavenger.substring("ferry:".length()) : null;
             if (controller != null && !CongestionControls.isRegistered(controller)) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "unknown uTP controller '" + controller
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown uTP controller '" + controller
                         + "' in --scavengers; known: " + CongestionControls.names());
             }
         }
@@ -110,7 +145,7 @@ public final class ScenarioRunner implements Callable<Integer> {
         }
         for (String id : only) {
             if (studies().stream().noneMatch(s -> s.id().equals(id))) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "unknown study '" + id
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown study '" + id
                         + "'; choose from " + studies().stream().map(Study::id).toList());
             }
         }

@@ -38,6 +38,11 @@ final class Units {
                 : s >= 1 ? String.format(Locale.ROOT, "%.1f s", s) : String.format(Locale.ROOT, "%.3f s", s);
     }
 
+    /** A plain number without trailing zeros: 1, 0.5, 2.25. */
+    static String number(double v) {
+        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
     static String f(String format, Object... args) {
         return String.format(Locale.ROOT, format, args);
     }

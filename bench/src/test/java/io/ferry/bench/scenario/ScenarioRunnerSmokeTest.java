@@ -48,4 +48,15 @@ class ScenarioRunnerSmokeTest {
         PrintStream stream = new PrintStream(log, true, StandardCharsets.UTF_8);
         assertEquals(2, ScenarioRunner.run(stream, "--only", "nonsense", "--out", out.toString()));
     }
+
+    @Test
+    void anUnknownMatrixConditionIsABadCommandLineThatNamesTheChoices(@TempDir Path out) {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream stream = new PrintStream(log, true, StandardCharsets.UTF_8);
+        int exit = new picocli.CommandLine(new ScenarioRunner(stream)).setErr(new java.io.PrintWriter(stream, true))
+                .execute("--only", "matrix", "--matrix-conditions", "local,marsh", "--out", out.toString());
+        assertEquals(2, exit);
+        String text = log.toString(StandardCharsets.UTF_8);
+        org.junit.jupiter.api.Assertions.assertTrue(text.contains("unknown matrix condition 'marsh'") && text.contains("loss-delay"), text);
+    }
 }
