@@ -174,11 +174,16 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     /**
      * {@link #competitionAware} takes a loss for congestion, and halves, only behind a queue it can see:
-     * when the largest queue of the last round trips stayed below the target (a buffer too shallow for
-     * the delay signal to work), at least this fraction of that largest queue stands at the loss ...
+     * when the largest queue that stood through a round trip (the round trip's smallest sample) of the
+     * last round trips stayed below the target (a buffer too shallow for the delay signal to work), at
+     * least this fraction of that largest queue stands at the loss ...
      */
     static final double SHALLOW_LOSS_FRACTION = 0.5;
-    /** ... and that largest queue was at least this long (below it, it is scheduling noise) ... */
+    /**
+     * ... and that largest queue was at least this long (below it, it is scheduling noise; a largest
+     * single sample instead of a standing queue took 1 ms of jitter for a shallow buffer and halved a
+     * 25 %-loss transfer's window again and again) ...
+     */
     static final long SHALLOW_QUEUE_FLOOR_MICROS = 250;
     /** ... and at least this fraction of the target. */
     static final double SHALLOW_QUEUE_FLOOR_FRACTION = 0.0625;
@@ -224,7 +229,6 @@ public final class LedbatPlusPlus implements CongestionControl {
     private long slowdowns;
     private long roundStartNanos = NEVER;
     private long roundMinQueueMicros = Long.MAX_VALUE;
-    private long roundMaxQueueMicros;
     private long peakQueueRecent;
     private long peakQueueOlder;
     private int peakRounds;
@@ -385,15 +389,15 @@ public final class LedbatPlusPlus implements CongestionControl {
             roundStartNanos = nowNanos;
         }
         roundMinQueueMicros = Math.min(roundMinQueueMicros, queuingMicros);
-        roundMaxQueueMicros = Math.max(roundMaxQueueMicros, queuingMicros);
         if (nowNanos - roundStartNanos >= rttNanos()) {
             if (++peakRounds > PEAK_QUEUE_ROUNDS) {
                 peakQueueOlder = peakQueueRecent;
                 peakQueueRecent = 0;
                 peakRounds = 1;
             }
-            peakQueueRecent = Math.max(peakQueueRecent, roundMaxQueueMicros);
-            roundMaxQueueMicros = 0;
+            // the queue that stood through the round: a buffer overflowing fills for round trips, while
+            // scheduling noise lifts single samples only
+            peakQueueRecent = Math.max(peakQueueRecent, roundMinQueueMicros);
             lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
             double resolved = roundLosses + roundBytesAcked / (double) mss;
             lastRoundLossFraction = resolved > 0 && roundLosses >= HEAVY_LOSS_MIN_PACKETS ? roundLosses / resolved : 0;
@@ -567,7 +571,7 @@ public final class LedbatPlusPlus implements CongestionControl {
         if (queuing > target || lastRoundLossFraction > HEAVY_LOSS_FRACTION) {
             return true;
         }
-        long peak = Math.max(peakQueueRecent, Math.max(peakQueueOlder, roundMaxQueueMicros));
+        long peak = Math.max(peakQueueRecent, peakQueueOlder);
         if (peak > target) {
             return false;
         }
