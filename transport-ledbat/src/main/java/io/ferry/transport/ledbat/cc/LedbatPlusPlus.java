@@ -75,11 +75,11 @@ package io.ferry.transport.ledbat.cc;
  *       both adding only GAIN.</li>
  *   <li><b>Random loss is not congestion</b>: a loss halves the window only when a queue shows it was
  *       congestion's (see {@link #congestiveLoss}): the queue above the target; or, behind a buffer
- *       too shallow for the queue ever to reach the target, at least half of the largest queue of the
- *       last round trips standing (the buffer overflowing); or more than half of a round trip's packets
- *       lost (a buffer of a packet or two). Other losses - a lossy link's - leave the window and a slow
- *       start alone, so 25 % loss each way costs the retransmissions and not the rate (virtual time,
- *       2.8 MB over 50 ms: 4.5 s instead of 71 s). After a loss taken for a shallow buffer's, growth is
+ *       too shallow for the queue ever to reach the target, at least half of the largest queue that
+ *       stood through one of the last round trips standing at the loss (the buffer overflowing); or
+ *       more than half of a round trip's packets lost (a buffer of a packet or two). Other losses - a
+ *       lossy link's - leave the window and a slow start alone, so 25 % loss each way costs the
+ *       retransmissions and not the rate (emulated, 2.8 MB over 50 ms: 4.5 s instead of 70 s). After a loss taken for a shallow buffer's, growth is
  *       held to {@link #LOSS_BOUND_STEP} packets per round trip for {@link #LOSS_BOUND_NANOS}, half of
  *       TCP Reno's: there the window, not the queue, is what keeps the scavenger behind TCP.</li>
  * </ol>
@@ -554,8 +554,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     }
 
     /**
-     * Whether a loss is congestion's (see {@link #SHALLOW_LOSS_FRACTION} and {@link #HEAVY_LOSS_FRACTION}). The delay signal answers
-     * congestion before a buffer that can hold the target overflows: a loss with the queue at or below
+     * Whether a loss is congestion's (see {@link #SHALLOW_LOSS_FRACTION} and {@link #HEAVY_LOSS_FRACTION}).
+     * The delay signal answers congestion before a buffer that can hold the target overflows: a loss with the queue at or below
      * the target there is random (a lossy link) or a competitor's burst, whose queue the delay rule
      * answers. Behind a buffer too shallow for that, the buffer overflows as the queue peaks, so a loss
      * with a good part of the largest recent queue standing is congestion and halves the window as TCP
