@@ -53,11 +53,12 @@ class FerryCliTest {
         final List<String> out = new ArrayList<>();
         final List<String> err = new ArrayList<>();
         final BufferedReader stdout;
+        private final Thread errReader;
 
         Run(Process process) {
             this.process = process;
             this.stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            Thread errReader = new Thread(() -> {
+            this.errReader = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
                     for (String line; (line = r.readLine()) != null; ) {
                         synchronized (err) {
@@ -85,8 +86,10 @@ class FerryCliTest {
                 // collect the rest
             }
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), "ferry exits by itself");
-            process.waitFor();
-            Thread.sleep(50); // let the stderr reader catch up
+            // the process is gone, so its stderr ends: wait until the reader has seen all of it, or the
+            // checks on stderr that follow could run on part of it
+            errReader.join(TimeUnit.SECONDS.toMillis(10));
+            assertFalse(errReader.isAlive(), "stderr was read to its end");
             return process.exitValue();
         }
 

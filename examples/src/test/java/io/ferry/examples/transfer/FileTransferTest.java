@@ -347,11 +347,14 @@ class FileTransferTest {
         return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
     }
 
+    /** Waits until {@code file} holds at least {@code size} bytes; fails, saying what it saw, after 10 s. */
     private static void awaitFile(Path file, long size) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long seen = -1;
         while (System.nanoTime() < deadline) {
             try {
-                if (Files.size(file) >= size) {
+                seen = Files.size(file);
+                if (seen >= size) {
                     return;
                 }
             } catch (java.io.IOException notYet) {
@@ -359,6 +362,8 @@ class FileTransferTest {
             }
             Thread.sleep(10);
         }
+        throw new AssertionError(file + " did not reach " + size + " bytes within 10 s: "
+                + (seen < 0 ? "it was never created" : "it held " + seen));
     }
 
     private void assertNoPartialFiles() throws Exception {

@@ -345,8 +345,11 @@ class ConnectionLifecycleTest {
         assertTrue(p.run(p.server::isEndOfStream, 10 * 60 * SECOND));
         TransferSupport.assertDelivered(up, p.server, "small packets");
         assertEquals(300, largest.get());
-        assertTrue(p.server.connection().stats().duplicatePacketsReceived() >= 0);
         assertTrue(p.client.connection().stats().packetsLost() > 0, "loss was detected from SACKs");
+        // 10 % of the acknowledgements are lost too, and 10 ms of jitter reorders packets: some of what
+        // the client sent again had arrived, and the server counts it
+        assertTrue(p.server.connection().stats().duplicatePacketsReceived() > 0,
+                "duplicates counted: " + p.server.connection().stats().duplicatePacketsReceived());
     }
 
     @Test
