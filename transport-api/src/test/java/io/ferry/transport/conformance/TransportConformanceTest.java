@@ -305,6 +305,9 @@ public abstract class TransportConformanceTest {
         }
     }
 
+    /** How long a writer must take nothing, unwritable, to count as stalled behind a reader that does not read. */
+    private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(2);
+
     @Test
     void slowReaderMakesWriterUnwritableAndMemoryStaysBounded() throws Exception {
         AtomicReference<Channel> serverChild = new AtomicReference<>();
@@ -325,16 +328,29 @@ public abstract class TransportConformanceTest {
         StreamSource source = new StreamSource(BULK, 64 * 1024, 5);
         Channel client = connect(server, ch -> ch.pipeline().addLast(source));
         try {
-            // Wait until the transport stops taking data, then check it stays stopped.
+            // The writer has stalled when its channel is unwritable and the transport took nothing for
+            // STALL_NANOS, sampled every 100 ms: two samples could meet in a pause of a transport still
+            // taking data (a retransmission timeout, a scheduling gap) and call it a stall.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            long before;
-            long after;
-            do {
-                before = source.flushedToTransport();
-                Thread.sleep(500);
-                after = source.flushedToTransport();
-            } while (after != before && System.nanoTime() < deadline);
-            assertEquals(before, after, "the writer stalls while the reader is not reading");
+            long stalledSince = -1;
+            long after = -1;
+            while (true) {
+                long flushed = source.flushedToTransport();
+                long now = System.nanoTime();
+                if (flushed == after && !client.isWritable()) {
+                    if (stalledSince < 0) {
+                        stalledSince = now;
+                    } else if (now - stalledSince >= STALL_NANOS) {
+                        break;
+                    }
+                } else {
+                    stalledSince = -1;
+                    after = flushed;
+                }
+                assertTrue(now < deadline, "the writer stalls while the reader is not reading: after 30 s it still took data ("
+                        + flushed + " bytes) or stayed writable (" + client.isWritable() + ")");
+                Thread.sleep(100);
+            }
             assertTrue(source.everUnwritable() && !client.isWritable(), "the writer's channel reports unwritable");
             assertTrue(after < BULK / 2, "the transport buffers a bounded amount (" + after + " bytes) for a stalled reader");
             int highWater = client.config().getWriteBufferHighWaterMark();
