@@ -1,11 +1,13 @@
 package io.ferry.transport.spi;
 
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.channels.DatagramChannel;
 import java.util.OptionalInt;
+import java.util.function.Function;
 
 /**
  * The MTU of the first hop towards a peer, for datagram transports that keep their packets whole on
@@ -20,6 +22,28 @@ public final class InterfaceMtu {
     public static final int IPV6_UDP_HEADERS = 40 + 8;
 
     private InterfaceMtu() {
+    }
+
+    /**
+     * The largest UDP payload that leaves towards {@code remote} unfragmented: the first hop's MTU less
+     * the IP and UDP headers of {@code remote}'s address family; empty on loopback (no wire to fit),
+     * for an unresolved address, or when the MTU cannot be told.
+     */
+    public static OptionalInt largestUdpPayload(InetSocketAddress remote) {
+        return largestUdpPayload(remote, InterfaceMtu::towards);
+    }
+
+    /** {@link #largestUdpPayload(InetSocketAddress)} with the MTU looked up by {@code mtuLookup} (for tests). */
+    public static OptionalInt largestUdpPayload(InetSocketAddress remote, Function<InetSocketAddress, OptionalInt> mtuLookup) {
+        InetAddress address = remote.getAddress();
+        if (address == null || address.isLoopbackAddress()) {
+            return OptionalInt.empty();
+        }
+        OptionalInt mtu = mtuLookup.apply(remote);
+        if (mtu.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(mtu.getAsInt() - (address instanceof Inet6Address ? IPV6_UDP_HEADERS : IPV4_UDP_HEADERS));
     }
 
     /**

@@ -10,8 +10,6 @@ import io.ferry.transport.UnsupportedOptionException;
 import io.ferry.transport.spi.InterfaceMtu;
 import io.netty.channel.ChannelOption;
 
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
@@ -171,16 +169,12 @@ final class UdtSettings {
     static UdtSettings forConnection(ChannelOptions options, InetSocketAddress remote,
                                      Function<InetSocketAddress, OptionalInt> mtuLookup) {
         UdtSettings asked = of(options);
-        InetAddress address = remote.getAddress();
-        if (address == null || address.isLoopbackAddress()) {
+        OptionalInt payload = InterfaceMtu.largestUdpPayload(remote, mtuLookup);
+        if (payload.isEmpty()) {
             return asked;
         }
-        OptionalInt mtu = mtuLookup.apply(remote);
-        if (mtu.isEmpty()) {
-            return asked;
-        }
-        // UDT's MSS counts 28 bytes of IPv4 and UDP headers; over IPv6 the datagram is 20 bytes larger
-        int fitted = mtu.getAsInt() - (address instanceof Inet6Address ? InterfaceMtu.IPV6_UDP_HEADERS - InterfaceMtu.IPV4_UDP_HEADERS : 0);
+        // UDT's MSS counts 28 bytes of IPv4 and UDP headers whatever the address family
+        int fitted = payload.getAsInt() + InterfaceMtu.IPV4_UDP_HEADERS;
         if (fitted >= asked.mss || fitted < MIN_MSS) {
             return asked;
         }

@@ -3,8 +3,6 @@ package io.ferry.transport.ledbat.channel;
 import io.ferry.transport.ledbat.core.UtpConfig;
 import io.ferry.transport.spi.InterfaceMtu;
 
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.OptionalInt;
 import java.util.function.Function;
@@ -19,9 +17,6 @@ import java.util.function.Function;
  * asked for.
  */
 final class PathMtu {
-    private static final int IPV4_UDP_HEADERS = InterfaceMtu.IPV4_UDP_HEADERS;
-    private static final int IPV6_UDP_HEADERS = InterfaceMtu.IPV6_UDP_HEADERS;
-
     private PathMtu() {
     }
 
@@ -31,15 +26,11 @@ final class PathMtu {
     }
 
     static UtpConfig fit(UtpConfig config, InetSocketAddress remote, Function<InetSocketAddress, OptionalInt> mtuLookup) {
-        InetAddress address = remote.getAddress();
-        if (address == null || address.isLoopbackAddress()) {
+        OptionalInt payload = InterfaceMtu.largestUdpPayload(remote, mtuLookup);
+        if (payload.isEmpty()) {
             return config;
         }
-        OptionalInt mtu = mtuLookup.apply(remote);
-        if (mtu.isEmpty()) {
-            return config;
-        }
-        int largest = mtu.getAsInt() - (address instanceof Inet6Address ? IPV6_UDP_HEADERS : IPV4_UDP_HEADERS);
+        int largest = payload.getAsInt();
         if (largest >= config.packetSize() || largest < UtpConfig.MIN_PACKET_SIZE) {
             return config;
         }
