@@ -20,6 +20,8 @@ final class StreamSource extends ChannelInboundHandlerAdapter {
     private volatile long queued;
     private volatile boolean everUnwritable;
     private volatile long maxPendingOutbound;
+    private final Object progress = new Object();
+    private long lastProgressNanos = System.nanoTime();
 
     StreamSource(long total, int chunk, long seed) {
         this.total = total;
@@ -68,6 +70,10 @@ final class StreamSource extends ChannelInboundHandlerAdapter {
             ctx.write(buf).addListener(f -> {
                 if (f.isSuccess()) {
                     flushedToTransport.addAndGet(n);
+                    synchronized (progress) {
+                        lastProgressNanos = System.nanoTime();
+                        progress.notifyAll();
+                    }
                 }
             });
             long pending = ctx.channel().unsafe().outboundBuffer() == null ? 0
@@ -93,6 +99,28 @@ final class StreamSource extends ChannelInboundHandlerAdapter {
     /** Bytes whose write completed: handed over to the transport below Netty's outbound buffer. */
     long flushedToTransport() {
         return flushedToTransport.get();
+    }
+
+    /**
+     * Waits until the transport has taken nothing for {@code quietNanos} in a row, woken by every write
+     * it completes; returns false if it was still taking data when {@code timeoutNanos} ran out.
+     */
+    boolean awaitNoProgressFor(long quietNanos, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (progress) {
+            while (true) {
+                long now = System.nanoTime();
+                long quietAt = lastProgressNanos + quietNanos;
+                if (now >= quietAt) {
+                    return true;
+                }
+                if (now >= deadline) {
+                    return false;
+                }
+                long waitNanos = Math.min(quietAt, deadline) - now;
+                progress.wait(Math.max(1, waitNanos / 1_000_000), 0);
+            }
+        }
     }
 
     boolean everUnwritable() {

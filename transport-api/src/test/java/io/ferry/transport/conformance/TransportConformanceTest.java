@@ -328,29 +328,13 @@ public abstract class TransportConformanceTest {
         StreamSource source = new StreamSource(BULK, 64 * 1024, 5);
         Channel client = connect(server, ch -> ch.pipeline().addLast(source));
         try {
-            // The writer has stalled when its channel is unwritable and the transport took nothing for
-            // STALL_NANOS, sampled every 100 ms: two samples could meet in a pause of a transport still
-            // taking data (a retransmission timeout, a scheduling gap) and call it a stall.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            long stalledSince = -1;
-            long after = -1;
-            while (true) {
-                long flushed = source.flushedToTransport();
-                long now = System.nanoTime();
-                if (flushed == after && !client.isWritable()) {
-                    if (stalledSince < 0) {
-                        stalledSince = now;
-                    } else if (now - stalledSince >= STALL_NANOS) {
-                        break;
-                    }
-                } else {
-                    stalledSince = -1;
-                    after = flushed;
-                }
-                assertTrue(now < deadline, "the writer stalls while the reader is not reading: after 30 s it still took data ("
-                        + flushed + " bytes) or stayed writable (" + client.isWritable() + ")");
-                Thread.sleep(100);
-            }
+            // The writer has stalled when the transport took nothing for STALL_NANOS in a row (woken by
+            // every write it completes) and its channel is unwritable: two samples 500 ms apart could meet
+            // in a pause of a transport still taking data (a retransmission timeout) and call it a stall.
+            assertTrue(source.awaitNoProgressFor(STALL_NANOS, TimeUnit.SECONDS.toNanos(30)),
+                    "the writer stalls while the reader is not reading: after 30 s the transport still took data ("
+                            + source.flushedToTransport() + " bytes)");
+            long after = source.flushedToTransport();
             assertTrue(source.everUnwritable() && !client.isWritable(), "the writer's channel reports unwritable");
             assertTrue(after < BULK / 2, "the transport buffers a bounded amount (" + after + " bytes) for a stalled reader");
             int highWater = client.config().getWriteBufferHighWaterMark();
