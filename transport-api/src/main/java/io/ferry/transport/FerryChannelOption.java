@@ -58,8 +58,27 @@ public final class FerryChannelOption<T> extends ChannelOption<T> {
                 }
             });
 
+    /**
+     * How long a graceful {@code close()} of a connection waits for the peer to acknowledge every byte
+     * written before it and the end of stream (the meaning of TCP's {@code SO_LINGER}, kept by a user-space
+     * transport after the socket is closed). The close future succeeds once everything is acknowledged;
+     * when the linger runs out, or the peer resets or vanishes first, the connection is reset and the
+     * close future fails with {@link UndeliveredDataException} naming the bytes that were not
+     * acknowledged. Zero closes abortively at once, like {@code SO_LINGER=0}. Default
+     * {@link #DEFAULT_LINGER}; at most 65535 s.
+     */
+    public static final FerryChannelOption<Duration> LINGER =
+            new FerryChannelOption<>("LINGER", Duration.class, v -> {
+                if (v.isNegative() || v.getSeconds() > 65_535) {
+                    throw new IllegalArgumentException("LINGER must be between 0 and 65535 seconds, got " + v);
+                }
+            });
+
+    /** The {@link #LINGER} of a connection that was not given one. */
+    public static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
+
     private static final List<FerryChannelOption<?>> ALL = List.of(
-            SEND_BUFFER_SIZE, RECEIVE_BUFFER_SIZE, PACKET_SIZE, CONGESTION_CONTROL, PACING_RATE, CONNECT_TIMEOUT);
+            SEND_BUFFER_SIZE, RECEIVE_BUFFER_SIZE, PACKET_SIZE, CONGESTION_CONTROL, PACING_RATE, CONNECT_TIMEOUT, LINGER);
 
     private final String simpleName;
     private final Class<T> valueType;

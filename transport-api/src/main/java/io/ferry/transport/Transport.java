@@ -68,7 +68,14 @@ public interface Transport extends AutoCloseable {
      */
     ChannelFuture abort(Channel channel);
 
-    /** Closes every channel of this transport and releases its threads, waiting a bounded time. */
+    /**
+     * Closes every channel of this transport and releases its threads, waiting a bounded time: each
+     * connection still open, or still closing, may take up to its {@link FerryChannelOption#LINGER} to
+     * deliver what was written to it.
+     *
+     * @throws DataLossException if a connection had to be reset with bytes unacknowledged (thrown after
+     *         everything is closed)
+     */
     @Override
     void close();
 }

@@ -178,7 +178,15 @@ public final class Transports implements AutoCloseable {
         }
     }
 
-    /** Closes every transport this instance created, with their channels and threads. Idempotent. */
+    /**
+     * Closes every transport this instance created, with their channels and threads. Connections still
+     * open are closed gracefully and each may take up to its {@link FerryChannelOption#LINGER} to deliver
+     * what was written to it; so may connections whose {@code close()} was called but has not completed.
+     * Idempotent.
+     *
+     * @throws DataLossException if any connection had to be reset with bytes its peer had not
+     *         acknowledged; it names each one and the bytes, after every transport is closed
+     */
     @Override
     public void close() {
         List<Transport> toClose;
@@ -191,9 +199,12 @@ public final class Transports implements AutoCloseable {
             open.clear();
         }
         RuntimeException failure = null;
+        List<UndeliveredDataException> losses = new ArrayList<>();
         for (Transport transport : toClose) {
             try {
                 transport.close();
+            } catch (DataLossException e) {
+                losses.addAll(e.losses());
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -201,6 +212,13 @@ public final class Transports implements AutoCloseable {
                     failure.addSuppressed(e);
                 }
             }
+        }
+        if (!losses.isEmpty()) {
+            DataLossException lost = new DataLossException(losses);
+            if (failure != null) {
+                lost.addSuppressed(failure);
+            }
+            throw lost;
         }
         if (failure != null) {
             throw failure;
