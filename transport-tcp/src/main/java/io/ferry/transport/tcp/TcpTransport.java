@@ -6,7 +6,9 @@ import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UnsupportedOptionException;
+import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.ByteCountingHandler;
+import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.RegisteredConnect;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -51,7 +53,7 @@ public final class TcpTransport implements Transport {
 
     private static final Set<ChannelOption<?>> PORTABLE_OPTIONS = Set.of(
             FerryChannelOption.SEND_BUFFER_SIZE, FerryChannelOption.RECEIVE_BUFFER_SIZE, FerryChannelOption.CONNECT_TIMEOUT,
-            ChannelOption.TCP_NODELAY, ChannelOption.SO_KEEPALIVE, ChannelOption.SO_LINGER, ChannelOption.SO_REUSEADDR,
+            FerryChannelOption.LINGER, ChannelOption.TCP_NODELAY, ChannelOption.SO_KEEPALIVE, ChannelOption.SO_LINGER, ChannelOption.SO_REUSEADDR,
             ChannelOption.SO_SNDBUF, ChannelOption.SO_RCVBUF, ChannelOption.SO_BACKLOG, ChannelOption.IP_TOS,
             ChannelOption.CONNECT_TIMEOUT_MILLIS, ChannelOption.AUTO_READ, ChannelOption.AUTO_CLOSE,
             ChannelOption.ALLOW_HALF_CLOSURE, ChannelOption.WRITE_BUFFER_WATER_MARK, ChannelOption.ALLOCATOR,
@@ -110,7 +112,7 @@ public final class TcpTransport implements Transport {
                         ch.pipeline().addLast(handler);
                     }
                 });
-        return RegisteredConnect.connect(bootstrap.register(), remote, ch -> apply(ch.config(), options.asMap()));
+        return RegisteredConnect.connect(bootstrap.register(), remote, ch -> apply(ch, options.asMap()));
     }
 
     @Override
@@ -138,7 +140,7 @@ public final class TcpTransport implements Transport {
                     @Override
                     protected void initChannel(Channel ch) {
                         adopt(ch);
-                        apply(ch.config(), childOptions);
+                        apply(ch, childOptions);
                         ch.pipeline().addLast(childHandler);
                     }
                 });
@@ -151,7 +153,7 @@ public final class TcpTransport implements Transport {
                 return;
             }
             try {
-                apply(channel.config(), listenerOptions);
+                apply(channel, listenerOptions);
             } catch (RuntimeException e) {
                 channel.close();
                 bound.setFailure(e);
@@ -165,6 +167,7 @@ public final class TcpTransport implements Transport {
     private void adopt(Channel ch) {
         ch.attr(FerryChannels.TRANSPORT).set(this);
         ch.pipeline().addLast(ByteCountingHandler.NAME, new ByteCountingHandler());
+        ch.pipeline().addLast(TcpLingeringClose.NAME, new TcpLingeringClose());
         channels.add(ch);
     }
 
@@ -183,11 +186,17 @@ public final class TcpTransport implements Transport {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void apply(ChannelConfig config, Map<ChannelOption<?>, Object> options) {
+    private static void apply(Channel channel, Map<ChannelOption<?>, Object> options) {
+        ChannelConfig config = channel.config();
         for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
             ChannelOption option = e.getKey();
             Object value = e.getValue();
-            if (option == FerryChannelOption.SEND_BUFFER_SIZE) {
+            if (option == FerryChannelOption.LINGER) {
+                TcpLingeringClose lingering = TcpLingeringClose.of(channel);
+                if (lingering != null) {
+                    lingering.linger((java.time.Duration) value);
+                }
+            } else if (option == FerryChannelOption.SEND_BUFFER_SIZE) {
                 set(config, ChannelOption.SO_SNDBUF, value, option);
             } else if (option == FerryChannelOption.RECEIVE_BUFFER_SIZE) {
                 set(config, ChannelOption.SO_RCVBUF, value, option);
@@ -272,10 +281,20 @@ public final class TcpTransport implements Transport {
         return channel.close();
     }
 
+    /**
+     * Closes every channel gracefully (each connection may linger up to its {@link FerryChannelOption#LINGER}
+     * for the peer's acknowledgements), then the event loops.
+     *
+     * @throws io.ferry.transport.DataLossException if a connection had to be reset with bytes unacknowledged
+     */
     @Override
     public void close() {
-        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        List<UndeliveredDataException> losses = LingeringChannels.closeAll(channels, ch -> {
+            TcpLingeringClose lingering = TcpLingeringClose.of(ch);
+            return lingering == null ? java.time.Duration.ZERO : lingering.linger();
+        });
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        LingeringChannels.report(losses);
     }
 
     /** Whether every thread of this transport has stopped (after {@link #close()}). */

@@ -1,0 +1,246 @@
+package io.ferry.transport.tcp;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLong;
+import com.sun.jna.ptr.IntByReference;
+import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.ByteCountingHandler;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelException;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.epoll.EpollSocketChannel;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Makes a TCP channel's graceful {@code close()} mean what it means for every Ferry transport: the close
+ * future completes once the peer has acknowledged every byte written before it and the FIN, or fails
+ * with {@link UndeliveredDataException} when {@link FerryChannelOption#LINGER} runs out or the connection
+ * dies first (the connection is then reset, so the kernel does not go on sending behind the program's back).
+ *
+ * <p>The handler flushes, waits until Netty's outbound buffer has drained into the socket, shuts the
+ * output down (the FIN queues behind the data) and then watches the socket's TCP state every
+ * {@value #POLL_MILLIS} ms: {@code FIN_WAIT2}, {@code TIME_WAIT} or {@code CLOSE} mean the FIN, and so
+ * every byte, was acknowledged. The kernel sends no event for an acknowledgement, hence the polling.
+ * The count of unacknowledged bytes is the kernel's {@code SIOCOUTQ}. It needs Netty's native epoll
+ * channel for {@code TCP_INFO}; over NIO a close hands the data to the kernel like plain Java sockets do.
+ */
+final class TcpLingeringClose extends ChannelDuplexHandler {
+
+    /** The name under which the transport adds this handler. */
+    static final String NAME = "ferry-linger";
+
+    private static final long POLL_MILLIS = 2;
+    private static final int TCP_FIN_WAIT2 = 5;
+    private static final int TCP_TIME_WAIT = 6;
+    private static final int TCP_CLOSE = 7;
+    private static final int SIOCOUTQ = 0x5411;
+
+    private Duration linger = FerryChannelOption.DEFAULT_LINGER;
+    private final List<ChannelPromise> promises = new ArrayList<>(2);
+    private boolean started;
+    private boolean finished;
+    private long deadlineNanos;
+    private long lastUnacknowledged = -1;
+
+    /** The handler of a channel's pipeline, or {@code null} if it has none. */
+    static TcpLingeringClose of(Channel channel) {
+        return (TcpLingeringClose) channel.pipeline().get(NAME);
+    }
+
+    void linger(Duration value) {
+        linger = value;
+    }
+
+    Duration linger() {
+        return linger;
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        Channel ch = ctx.channel();
+        if (started) {
+            if (finished || promise.isVoid()) {
+                ctx.close(promise);
+            } else {
+                promises.add(promise);
+            }
+            return;
+        }
+        if (!ch.isActive() || !(ch instanceof EpollSocketChannel)) {
+            ctx.close(promise);
+            return;
+        }
+        if (linger.isZero()) {
+            resetOnClose(ch);
+            ctx.close(promise);
+            return;
+        }
+        started = true;
+        if (!promise.isVoid()) {
+            promises.add(promise);
+        }
+        // The peer's FIN must not make Netty close the socket under the wait: its state tells the outcome.
+        ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        deadlineNanos = System.nanoTime() + linger.toNanos();
+        ch.closeFuture().addListener(f -> {
+            if (!finished) { // closed underneath, by a reset or an I/O error
+                finish(ctx, failure((EpollSocketChannel) ch, "the connection was reset or failed"), false);
+            }
+        });
+        ctx.flush();
+        check(ctx);
+    }
+
+    /** Once the close began, what the peer still sends is read (so it is not stalled) and dropped. */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (started) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (started && (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent
+                || evt == io.netty.channel.socket.ChannelInputShutdownReadComplete.INSTANCE)) {
+            return; // the application asked to close; the peer's end of stream is the close's business
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void check(ChannelHandlerContext ctx) {
+        if (finished) {
+            return;
+        }
+        EpollSocketChannel ch = (EpollSocketChannel) ctx.channel();
+        try {
+            if (!ch.isOutputShutdown() && unwrittenBytes(ch) == 0) {
+                ch.shutdownOutput(); // the FIN queues behind everything written
+            }
+            if (ch.isOutputShutdown()) {
+                int state = ch.tcpInfo().state();
+                if (state == TCP_FIN_WAIT2 || state == TCP_TIME_WAIT || state == TCP_CLOSE) {
+                    finish(ctx, null, true);
+                    return;
+                }
+            }
+            lastUnacknowledged = unacknowledged(ch);
+        } catch (ChannelException socketGone) {
+            finish(ctx, failure(ch, "the connection was reset or failed"), true);
+            return;
+        }
+        if (System.nanoTime() >= deadlineNanos) {
+            finish(ctx, failure(ch, "LINGER " + linger + " ran out"), true);
+            return;
+        }
+        ctx.executor().schedule(() -> check(ctx), POLL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private UndeliveredDataException failure(EpollSocketChannel ch, String why) {
+        long bytes;
+        boolean estimated = false;
+        try {
+            bytes = ch.isOpen() ? unacknowledged(ch) : lastUnacknowledged;
+        } catch (ChannelException gone) {
+            bytes = lastUnacknowledged;
+        }
+        if (bytes < 0) { // never measured: everything written is the bound
+            ByteCountingHandler counter = ByteCountingHandler.of(ch);
+            bytes = counter != null ? counter.bytesSent() : 0;
+            estimated = true;
+        }
+        return new UndeliveredDataException(ch.remoteAddress(), bytes, false, estimated, why);
+    }
+
+    /** Bytes not acknowledged by the peer: what Netty still holds plus the kernel's unacknowledged send queue. */
+    private static long unacknowledged(EpollSocketChannel ch) {
+        long kernel = 0;
+        if (ch.isOpen()) {
+            try {
+                IntByReference queued = new IntByReference();
+                Libc.INSTANCE.ioctl(ch.fd().intValue(), new NativeLong(SIOCOUTQ), queued);
+                kernel = queued.getValue();
+            } catch (LinkageError | LastErrorException unavailable) {
+                return -1; // unknown; the caller falls back to a bound
+            }
+            if (ch.isOutputShutdown() && kernel > 0) {
+                kernel--; // the FIN takes one sequence number
+            }
+        }
+        return unwrittenBytes(ch) + kernel;
+    }
+
+    private static long unwrittenBytes(Channel ch) {
+        ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
+        if (buffer == null) {
+            return 0;
+        }
+        long[] bytes = {0};
+        try {
+            buffer.forEachFlushedMessage(msg -> {
+                if (msg instanceof ByteBuf) {
+                    bytes[0] += ((ByteBuf) msg).readableBytes();
+                } else if (msg instanceof ByteBufHolder) {
+                    bytes[0] += ((ByteBufHolder) msg).content().readableBytes();
+                }
+                return true;
+            });
+        } catch (Exception cannotHappen) { // the visitor throws nothing
+            throw new IllegalStateException(cannotHappen);
+        }
+        return bytes[0];
+    }
+
+    private void finish(ChannelHandlerContext ctx, UndeliveredDataException failure, boolean close) {
+        finished = true;
+        List<ChannelPromise> waiting = new ArrayList<>(promises);
+        promises.clear();
+        ChannelPromise closed = ctx.newPromise();
+        closed.addListener(f -> {
+            for (ChannelPromise p : waiting) {
+                if (failure == null) {
+                    p.trySuccess();
+                } else {
+                    p.tryFailure(failure);
+                }
+            }
+        });
+        if (failure != null) {
+            resetOnClose(ctx.channel());
+        }
+        if (close) {
+            ctx.close(closed);
+        } else {
+            closed.setSuccess();
+        }
+    }
+
+    private static void resetOnClose(Channel ch) {
+        try {
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+        } catch (ChannelException alreadyClosed) {
+            // nothing left to reset
+        }
+    }
+
+    /** The one C call Netty does not offer. */
+    private interface Libc extends com.sun.jna.Library {
+        Libc INSTANCE = Native.load("c", Libc.class);
+
+        int ioctl(int fd, NativeLong request, IntByReference value) throws LastErrorException;
+    }
+}
