@@ -4,6 +4,7 @@ import com.barchart.udt.ExceptionUDT;
 import com.barchart.udt.LingerUDT;
 import com.barchart.udt.OptionUDT;
 import com.barchart.udt.SocketUDT;
+import io.ferry.transport.FerryChannelOption;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
@@ -33,16 +34,23 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     private final SocketUDT socket;
     private final UdtSettings settings;
+    private volatile Duration linger;
     private volatile boolean allowHalfClosure;
 
     UdtChannelConfig(Channel channel, SocketUDT socket, UdtSettings settings) {
         super(channel);
         this.socket = socket;
         this.settings = settings;
+        this.linger = settings.linger;
         if (settings.isMessageMode()) {
             // A UDT message is delivered whole only into a buffer that can hold it.
             setRecvByteBufAllocator(new FixedRecvByteBufAllocator(settings.maxMessageSize));
         }
+    }
+
+    /** How long a graceful close waits for the peer ({@link FerryChannelOption#LINGER}). */
+    Duration lingerDuration() {
+        return linger;
     }
 
     /** The settings the channel was created with (mode, linger). */
@@ -56,15 +64,15 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
         if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(allowHalfClosure);
         }
-        if (option instanceof UdtChannelOption) {
-            return (T) nativeValue((UdtChannelOption<?>) option);
+        if (option instanceof UdtChannelOption || option == FerryChannelOption.LINGER) {
+            return (T) nativeValue(option);
         }
         return super.getOption(option);
     }
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE);
+        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, FerryChannelOption.LINGER);
     }
 
     @Override
@@ -74,14 +82,14 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
             setAllowHalfClosure((Boolean) value);
             return true;
         }
-        if (option instanceof UdtChannelOption) {
-            setNative((UdtChannelOption<?>) option, value);
+        if (option instanceof UdtChannelOption || option == FerryChannelOption.LINGER) {
+            setNative(option, value);
             return true;
         }
         return super.setOption(option, value);
     }
 
-    private Object nativeValue(UdtChannelOption<?> option) {
+    private Object nativeValue(ChannelOption<?> option) {
         try {
             if (option == UdtChannelOption.UDT_SEND_BUFFER) {
                 return socket.getOption(OptionUDT.UDT_SNDBUF);
@@ -97,8 +105,8 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
                 return socket.getOption(OptionUDT.UDT_FC);
             } else if (option == UdtChannelOption.MAX_BANDWIDTH) {
                 return socket.getOption(OptionUDT.UDT_MAXBW);
-            } else if (option == UdtChannelOption.LINGER) {
-                return Duration.ofSeconds(socket.getOption(OptionUDT.UDT_LINGER).intValue());
+            } else if (option == FerryChannelOption.LINGER) {
+                return linger;
             } else if (option == UdtChannelOption.RENDEZVOUS) {
                 return socket.getOption(OptionUDT.UDT_RENDEZVOUS);
             } else if (option == UdtChannelOption.MESSAGE_MODE) {
@@ -116,7 +124,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
         throw new IllegalArgumentException("unknown UDT option " + option.name());
     }
 
-    private void setNative(UdtChannelOption<?> option, Object value) {
+    private void setNative(ChannelOption<?> option, Object value) {
         try {
             if (option == UdtChannelOption.UDT_SEND_BUFFER) {
                 socket.setOption(OptionUDT.UDT_SNDBUF, (Integer) value);
@@ -132,8 +140,10 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
                 socket.setOption(OptionUDT.UDT_FC, (Integer) value);
             } else if (option == UdtChannelOption.MAX_BANDWIDTH) {
                 socket.setOption(OptionUDT.UDT_MAXBW, (Long) value);
-            } else if (option == UdtChannelOption.LINGER) {
-                socket.setOption(OptionUDT.UDT_LINGER, new LingerUDT((int) ((Duration) value).getSeconds()));
+            } else if (option == FerryChannelOption.LINGER) {
+                FerryChannelOption.LINGER.validate((Duration) value);
+                socket.setOption(OptionUDT.UDT_LINGER, UdtSettings.nativeLinger((Duration) value));
+                linger = (Duration) value;
             } else {
                 throw new IllegalArgumentException("UDT option " + option.name()
                         + " decides how the channel is created; pass it to connect or listen");
@@ -207,12 +217,13 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public int getSoLinger() {
-        return (int) ((Duration) nativeValue(UdtChannelOption.LINGER)).getSeconds();
+        Duration l = linger;
+        return (int) (l.getSeconds() + (l.getNano() > 0 ? 1 : 0));
     }
 
     @Override
     public UdtChannelConfig setSoLinger(int soLinger) {
-        setNative(UdtChannelOption.LINGER, Duration.ofSeconds(Math.max(0, soLinger)));
+        setNative(FerryChannelOption.LINGER, Duration.ofSeconds(Math.max(0, soLinger)));
         return this;
     }
 

@@ -34,12 +34,6 @@ public final class UdtChannelOption<T> extends ChannelOption<T> {
     public static final UdtChannelOption<Long> MAX_BANDWIDTH = new UdtChannelOption<>("MAX_BANDWIDTH");
 
     /**
-     * How long a graceful close waits for unacknowledged data to be delivered ({@code UDT_LINGER}, whole
-     * seconds). Zero closes at once and drops it.
-     */
-    public static final UdtChannelOption<Duration> LINGER = new UdtChannelOption<>("LINGER");
-
-    /**
      * UDT message mode ({@code SOCK_DGRAM}) instead of stream mode: every written buffer arrives as one
      * buffer, whole, in order. Messages are limited to {@link #MAX_MESSAGE_SIZE}; no half-close.
      */

@@ -27,7 +27,7 @@ import java.util.function.Function;
  * long fat network UDT is for, instead of small fixed buffers: 32 MiB UDT buffers each way, a flow
  * window large enough for them, 4 MiB UDP socket buffers (the kernel caps them at
  * {@code net.core.rmem_max}/{@code wmem_max}), MSS 1500 so datagrams never fragment on Ethernet, and a
- * 15 s linger. UDT allocates its buffers as data arrives, so an idle connection with big buffers costs
+ * 30 s linger ({@link FerryChannelOption#DEFAULT_LINGER}). UDT allocates its buffers as data arrives, so an idle connection with big buffers costs
  * little (about 1.5 MB of loss lists and windows).
  */
 final class UdtSettings {
@@ -38,7 +38,6 @@ final class UdtSettings {
     static final int DEFAULT_UDT_BUFFER = 32 << 20;
     static final int DEFAULT_UDP_BUFFER = 4 << 20;
     static final int DEFAULT_FLOW_WINDOW = 25_600; // UDT4's own default, in packets
-    static final Duration DEFAULT_LINGER = Duration.ofSeconds(15);
     static final int DEFAULT_MAX_MESSAGE = 64 << 10;
     /** IP and UDP headers inside UDT's MSS. */
     static final int HEADERS = 28;
@@ -49,7 +48,7 @@ final class UdtSettings {
     static final Set<ChannelOption<?>> UDT_OPTIONS = Set.of(
             UdtChannelOption.UDT_SEND_BUFFER, UdtChannelOption.UDT_RECEIVE_BUFFER, UdtChannelOption.UDP_SEND_BUFFER,
             UdtChannelOption.UDP_RECEIVE_BUFFER, UdtChannelOption.MSS, UdtChannelOption.FLOW_WINDOW,
-            UdtChannelOption.MAX_BANDWIDTH, UdtChannelOption.LINGER, UdtChannelOption.MESSAGE_MODE,
+            UdtChannelOption.MAX_BANDWIDTH, FerryChannelOption.LINGER, UdtChannelOption.MESSAGE_MODE,
             UdtChannelOption.MAX_MESSAGE_SIZE, UdtChannelOption.RAW_STREAM, UdtChannelOption.RENDEZVOUS,
             UdtChannelOption.BIND_ADDRESS);
 
@@ -114,10 +113,8 @@ final class UdtSettings {
         if (maxBandwidth == 0 || maxBandwidth < -1) {
             throw new IllegalArgumentException("MAX_BANDWIDTH must be a positive number of bytes per second or -1 for none, got " + maxBandwidth);
         }
-        this.linger = options.get(UdtChannelOption.LINGER).orElse(DEFAULT_LINGER);
-        if (linger.isNegative() || linger.getSeconds() > 65_535) {
-            throw new IllegalArgumentException("LINGER must be between 0 and 65535 seconds, got " + linger);
-        }
+        this.linger = options.get(FerryChannelOption.LINGER).orElse(FerryChannelOption.DEFAULT_LINGER);
+        FerryChannelOption.LINGER.validate(linger);
         boolean message = options.get(UdtChannelOption.MESSAGE_MODE).orElse(false);
         boolean raw = options.get(UdtChannelOption.RAW_STREAM).orElse(false);
         if (message && raw) {
@@ -195,7 +192,7 @@ final class UdtSettings {
         socket.setOption(OptionUDT.UDP_SNDBUF, udpSendBuffer);
         socket.setOption(OptionUDT.UDP_RCVBUF, udpReceiveBuffer);
         socket.setOption(OptionUDT.UDT_MAXBW, maxBandwidth);
-        socket.setOption(OptionUDT.UDT_LINGER, new LingerUDT((int) linger.getSeconds()));
+        socket.setOption(OptionUDT.UDT_LINGER, nativeLinger(linger));
         socket.setOption(OptionUDT.UDT_REUSEADDR, reuseAddress);
         if (rendezvous) {
             socket.setOption(OptionUDT.UDT_RENDEZVOUS, true);
@@ -206,5 +203,11 @@ final class UdtSettings {
         if (value < min || value > max) {
             throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", got " + value);
         }
+    }
+
+    /** UDT's linger is whole seconds: a fraction rounds up, so only zero means an abortive close. */
+    static LingerUDT nativeLinger(Duration linger) {
+        long seconds = linger.getSeconds() + (linger.getNano() > 0 ? 1 : 0);
+        return new LingerUDT((int) Math.min(65_535, seconds));
     }
 }

@@ -9,6 +9,7 @@ import com.barchart.udt.SocketUDT;
 import com.barchart.udt.StatusUDT;
 import com.barchart.udt.nio.SocketChannelUDT;
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.ByteCountingHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -30,6 +31,9 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.WritableByteChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -72,6 +76,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
     private volatile boolean aborting;
+    /** The close in progress (event loop), or null. */
+    private Closing closing;
     private volatile InetSocketAddress remote;
 
     UdtSocketChannel(Channel parent, SocketChannelUDT udt, UdtSettings settings, boolean accepted) {
@@ -249,6 +255,10 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     @Override
     protected int doReadBytes(ByteBuf buf) throws Exception {
+        return readBytes(buf);
+    }
+
+    private int readBytes(ByteBuf buf) throws Exception {
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
         if (inputShutdown || finReceived) {
             return -1;
@@ -685,28 +695,131 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     private final class UdtUnsafe extends NioByteUnsafe {
         /**
-         * A graceful close first ends the stream and lets UDT deliver what it holds: the close itself
-         * runs on the event loop once UDT has every byte acknowledged or the linger time is up, checked
-         * every millisecond without blocking the loop.
+         * A graceful close first lets the channel's own buffer drain into UDT, then ends the stream and
+         * lets UDT deliver what it holds (see {@link #prepareToClose()}); the promises of every close
+         * call complete when that is over, failed with {@link UndeliveredDataException} if the linger
+         * ran out or the connection broke first.
+         */
+        @Override
+        public void close(ChannelPromise promise) {
+            if (closing != null) {
+                if (!promise.isVoid() && !closing.done) {
+                    closing.promises.add(promise);
+                    return;
+                }
+                super.close(promise);
+                return;
+            }
+            Duration linger = config.lingerDuration();
+            boolean graceful = !aborting && connected && isOpen() && socket.status() == StatusUDT.CONNECTED && !linger.isZero();
+            closing = new Closing(System.nanoTime() + linger.toNanos(), linger);
+            if (!promise.isVoid()) {
+                closing.promises.add(promise);
+            }
+            if (!graceful) {
+                closeAndComplete();
+                return;
+            }
+            flush(); // what was written but not flushed belongs to the stream too
+            drainThenClose();
+        }
+
+        void closeNow(ChannelPromise promise) {
+            super.close(promise);
+        }
+
+        /**
+         * The close itself runs on the event loop once UDT has every byte acknowledged or the linger
+         * time is up, checked every millisecond without blocking the loop.
          */
         @Override
         protected Executor prepareToClose() {
-            if (aborting || !connected || !isOpen() || socket.status() != StatusUDT.CONNECTED) {
-                return null;
-            }
-            long lingerNanos;
-            try {
-                lingerNanos = TimeUnit.SECONDS.toNanos(config.getSoLinger());
-            } catch (IllegalStateException closedMeanwhile) {
-                return null;
-            }
-            if (lingerNanos == 0) {
+            if (aborting || !connected || !isOpen() || socket.status() != StatusUDT.CONNECTED || closing == null
+                    || closing.linger.isZero()) {
                 return null;
             }
             removeAndSubmit(readOps); // like a closed TCP socket, nothing more is read
-            long deadline = System.nanoTime() + lingerNanos;
+            long deadline = closing.deadlineNanos;
             return closeTask -> lingerThen(deadline, closeTask);
         }
+    }
+
+    /** A close in progress: its promises, and when its linger runs out. */
+    private static final class Closing {
+        final long deadlineNanos;
+        final Duration linger;
+        final List<ChannelPromise> promises = new ArrayList<>(2);
+        UndeliveredDataException failure;
+        boolean done;
+
+        Closing(long deadlineNanos, Duration linger) {
+            this.deadlineNanos = deadlineNanos;
+            this.linger = linger;
+        }
+    }
+
+    /** Waits (polling every millisecond) until the channel's outbound buffer has drained into UDT, then closes. */
+    private void drainThenClose() {
+        boolean expired = System.nanoTime() >= closing.deadlineNanos;
+        boolean connectedStill = socket.status() == StatusUDT.CONNECTED;
+        if (isOpen() && connectedStill && unwrittenBytes() > 0 && !expired) {
+            eventLoop().schedule(this::drainThenClose, 1, TimeUnit.MILLISECONDS);
+            return;
+        }
+        if (unwrittenBytes() > 0) {
+            closing.failure = undelivered(expired ? "LINGER " + closing.linger + " ran out" : "the connection broke");
+        }
+        closeAndComplete();
+    }
+
+    private void closeAndComplete() {
+        Closing c = closing;
+        ChannelPromise closed = newPromise();
+        closed.addListener(f -> {
+            c.done = true;
+            for (ChannelPromise p : c.promises) {
+                if (c.failure == null) {
+                    p.trySuccess();
+                } else {
+                    p.tryFailure(c.failure);
+                }
+            }
+        });
+        ((UdtUnsafe) unsafe()).closeNow(closed);
+    }
+
+    /** Bytes still in the channel's outbound buffer, not yet handed to UDT. */
+    private long unwrittenBytes() {
+        ChannelOutboundBuffer buffer = unsafe().outboundBuffer();
+        if (buffer == null) {
+            return 0;
+        }
+        long[] bytes = {0};
+        try {
+            buffer.forEachFlushedMessage(msg -> {
+                if (msg instanceof ByteBuf) {
+                    bytes[0] += ((ByteBuf) msg).readableBytes();
+                }
+                return true;
+            });
+        } catch (Exception cannotHappen) { // the visitor throws nothing
+            throw new IllegalStateException(cannotHappen);
+        }
+        return bytes[0];
+    }
+
+    /**
+     * What a failed close reports: the channel's unwritten bytes plus what UDT still holds. UDT tells
+     * its send buffer in packets, so the count is an upper bound (every packet taken as full).
+     */
+    private UndeliveredDataException undelivered(String why) {
+        long held = 0;
+        try {
+            held = (long) Math.max(0, socket.getOption(OptionUDT.UDT_SNDDATA)) * (config.settings().mss - UdtSettings.HEADERS);
+        } catch (ExceptionUDT | RuntimeException gone) {
+            // the socket is gone: only the unwritten part is known
+        }
+        return new UndeliveredDataException(remote, unwrittenBytes() + held, false, true, why);
     }
 
     private void lingerThen(long deadline, Runnable closeTask) {
@@ -723,10 +836,16 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         }
     }
 
-    /** True once the stream is ended and UDT has every byte acknowledged, or the deadline has passed. */
+    /**
+     * True once the stream is ended and UDT has every byte acknowledged, or the deadline has passed, or
+     * the connection broke; the last two record the close's failure.
+     */
     private boolean lingerDone(long deadline) throws ExceptionUDT {
         boolean expired = System.nanoTime() >= deadline;
         if (socket.status() != StatusUDT.CONNECTED) {
+            if ((mode == UdtSettings.StreamMode.FRAMED && !finSent) || socket.getOption(OptionUDT.UDT_SNDDATA) > 0) {
+                giveUp("the connection broke");
+            }
             return true;
         }
         if (mode == UdtSettings.StreamMode.FRAMED) {
@@ -734,12 +853,12 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             try {
                 ended = trySendFin();
             } catch (IOException unfinishedFrame) {
-                dropUnsent();
+                giveUp(unfinishedFrame.getMessage());
                 return true;
             }
             if (!ended) {
                 if (expired) {
-                    dropUnsent();
+                    giveUp("LINGER " + closing.linger + " ran out");
                 }
                 return expired;
             }
@@ -748,9 +867,16 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             return true;
         }
         if (expired) {
-            dropUnsent();
+            giveUp("LINGER " + closing.linger + " ran out");
         }
         return expired;
+    }
+
+    private void giveUp(String why) throws ExceptionUDT {
+        if (closing != null && closing.failure == null) {
+            closing.failure = undelivered(why);
+        }
+        dropUnsent();
     }
 
     private void dropUnsent() throws ExceptionUDT {

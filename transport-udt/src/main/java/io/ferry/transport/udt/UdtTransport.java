@@ -5,7 +5,9 @@ import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.ByteCountingHandler;
+import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.RegisteredConnect;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -29,6 +31,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -197,8 +200,10 @@ public final class UdtTransport implements Transport {
     }
 
     /**
-     * Closes every channel (graceful closes may linger up to their {@link UdtChannelOption#LINGER}),
+     * Closes every channel (graceful closes may linger up to their {@link io.ferry.transport.FerryChannelOption#LINGER}),
      * stops the event loops and, if nothing else holds it, UDT's native runtime with its threads.
+     *
+     * @throws io.ferry.transport.DataLossException if a connection had to be reset with bytes unacknowledged
      */
     @Override
     public void close() {
@@ -210,8 +215,10 @@ public final class UdtTransport implements Transport {
             closed = true;
             messages = messageGroup;
         }
+        List<UndeliveredDataException> losses;
         try {
-            channels.close().awaitUninterruptibly(UdtSettings.DEFAULT_LINGER.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            losses = LingeringChannels.closeAll(channels, ch -> ch instanceof UdtSocketChannel
+                    ? ((UdtSocketChannel) ch).config().lingerDuration() : java.time.Duration.ZERO);
             streamGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
             if (messages != null) {
                 messages.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
@@ -219,6 +226,7 @@ public final class UdtTransport implements Transport {
         } finally {
             runtime.close();
         }
+        LingeringChannels.report(losses);
     }
 
     /** Whether every thread of this transport has stopped (after {@link #close()}). */

@@ -84,7 +84,7 @@ class UdtTransportTest {
                 .set(UdtChannelOption.UDP_SEND_BUFFER, 1 << 20)
                 .set(UdtChannelOption.UDP_RECEIVE_BUFFER, 2 << 20)
                 .set(UdtChannelOption.MAX_BANDWIDTH, 50_000_000L)
-                .set(UdtChannelOption.LINGER, Duration.ofSeconds(3))
+                .set(FerryChannelOption.LINGER, Duration.ofSeconds(3))
                 .build();
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
         Channel server = listen(options, accepted::complete);
@@ -99,7 +99,7 @@ class UdtTransportTest {
             assertEquals(1 << 20, ch.config().getOption(UdtChannelOption.UDP_SEND_BUFFER), ch + " UDP send buffer");
             assertEquals(2 << 20, ch.config().getOption(UdtChannelOption.UDP_RECEIVE_BUFFER), ch + " UDP receive buffer");
             assertEquals(50_000_000L, ch.config().getOption(UdtChannelOption.MAX_BANDWIDTH), ch + " max bandwidth");
-            assertEquals(Duration.ofSeconds(3), ch.config().getOption(UdtChannelOption.LINGER), ch + " linger");
+            assertEquals(Duration.ofSeconds(3), ch.config().getOption(FerryChannelOption.LINGER), ch + " linger");
         }
         // The same values straight from barchart, bypassing Ferry's config.
         SocketUDT listener = ((UdtServerChannel) server).socketUDT();
@@ -119,7 +119,7 @@ class UdtTransportTest {
         assertEquals((32 << 20) / unit * unit, client.config().getOption(UdtChannelOption.UDT_RECEIVE_BUFFER),
                 "the flow window is large enough that UDT does not clamp the receive buffer");
         assertEquals(4 << 20, client.config().getOption(UdtChannelOption.UDP_RECEIVE_BUFFER));
-        assertEquals(Duration.ofSeconds(15), client.config().getOption(UdtChannelOption.LINGER));
+        assertEquals(FerryChannelOption.DEFAULT_LINGER, client.config().getOption(FerryChannelOption.LINGER));
         assertEquals(-1L, client.config().getOption(UdtChannelOption.MAX_BANDWIDTH));
         closeAll(client, server);
     }
