@@ -1,6 +1,8 @@
 package io.ferry.transport.conformance;
 
 import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.DataLossException;
+import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
@@ -85,6 +87,22 @@ public abstract class TransportConformanceTest {
     /** Options every test connection gets (a transport may add tuning for loopback). */
     protected ChannelOptions baseOptions() {
         return ChannelOptions.empty();
+    }
+
+    /**
+     * A path to {@code server} on which data is still in flight when a writer closes; by default a
+     * lossy UDP relay (2 % loss, 5 ms each way). A stream transport returns a slow relay.
+     */
+    protected ImpairedPath openImpairedPath(InetSocketAddress server) throws Exception {
+        return new LossyUdpRelay(server, 0.02, 5, 7);
+    }
+
+    /**
+     * Whether a graceful close can tell when the peer acknowledged everything (false for TCP over Java
+     * NIO, which hands the data to the kernel and cannot ask it).
+     */
+    protected boolean closeObservesAcknowledgements() {
+        return true;
     }
 
     /** How the suite obtains its transports; by default through {@link java.util.ServiceLoader}. */
@@ -429,6 +447,150 @@ public abstract class TransportConformanceTest {
         byte[] expected = PatternStream.sha256().digest(payload);
         assertArrayEquals(expected, sink[0].received().getNow(null), "every byte arrived before the close");
         assertTrue(client.closeFuture().await(20, TimeUnit.SECONDS));
+        closeAll(server);
+    }
+
+    /** Keeps what a connection receives, to compare with what was sent; completes {@link #ended} when it closes. */
+    private static final class Recorder extends ChannelInboundHandlerAdapter {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+        final CompletableFuture<Void> started = new CompletableFuture<>();
+        final long startAfter;
+        volatile Channel channel;
+
+        Recorder(long startAfter) {
+            this.startAfter = startAfter;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buf = (ByteBuf) msg;
+            try {
+                synchronized (bytes) {
+                    buf.readBytes(bytes, buf.readableBytes());
+                    if (bytes.size() >= startAfter) {
+                        started.complete(null);
+                    }
+                }
+            } catch (java.io.IOException cannotHappen) {
+                throw new IllegalStateException(cannotHappen);
+            } finally {
+                buf.release();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ended.complete(null);
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+
+        byte[] received() {
+            synchronized (bytes) {
+                return bytes.toByteArray();
+            }
+        }
+    }
+
+    private Channel connectThrough(Transports writer, ImpairedPath path, ChannelOptions options) throws InterruptedException {
+        ChannelFuture connected = writer.connect(scheme() + "://" + HOST + ":" + path.address().getPort(), new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                // the writer only writes
+            }
+        }, baseOptions().toBuilder().setAll(options).build());
+        assertTrue(connected.await(20, TimeUnit.SECONDS), "connected through " + path + " in time");
+        if (!connected.isSuccess()) {
+            fail("connect through " + path + " failed", connected.cause());
+        }
+        return connected.channel();
+    }
+
+    private static void assertPrefix(byte[] payload, byte[] received, String what) {
+        assertTrue(received.length <= payload.length, what + ": no more bytes than were sent");
+        assertArrayEquals(java.util.Arrays.copyOf(payload, received.length), received, what + ": what arrived is the stream's start, intact");
+    }
+
+    @Test
+    void naiveWriterThatClosesAndClosesItsTransportsDeliversEverythingOverAnImpairedPath() throws Exception {
+        int size = 1 << 20;
+        byte[] payload = randomBytes(size, 11);
+        Recorder recorder = new Recorder(size);
+        Channel server = listen(ch -> ch.pipeline().addLast(recorder));
+        try (ImpairedPath path = openImpairedPath((InetSocketAddress) server.localAddress())) {
+            Transports writer = createTransports();
+            ChannelFuture closing;
+            try {
+                Channel client = connectThrough(writer, path, ChannelOptions.empty());
+                client.writeAndFlush(Unpooled.wrappedBuffer(payload));
+                closing = client.close(); // not awaited: the program goes straight on to close its transports
+            } finally {
+                writer.close(); // would throw DataLossException naming what was dropped
+            }
+            assertTrue(closing.isDone(), "Transports.close() returned only after the connection's close completed");
+            assertTrue(closing.isSuccess(), () -> "the close succeeded: " + closing.cause());
+            await(recorder.ended, "the receiver sees the connection end");
+            byte[] received = recorder.received();
+            assertEquals(size, received.length, "every byte arrived over " + path);
+            assertPrefix(payload, received, "over " + path);
+        }
+        closeAll(server);
+    }
+
+    @Test
+    void closeOverADeadPathFailsNamingTheBytesNotAcknowledged() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(closeObservesAcknowledgements(),
+                "this transport cannot observe acknowledgements; the kernel delivers after the close");
+        int size = 1 << 20;
+        byte[] payload = randomBytes(size, 12);
+        Recorder recorder = new Recorder(64 << 10);
+        Channel server = listen(ch -> ch.pipeline().addLast(recorder));
+        try (ImpairedPath path = openImpairedPath((InetSocketAddress) server.localAddress())) {
+            Transports writer = createTransports();
+            ChannelFuture closing;
+            DataLossException loss;
+            try {
+                Channel client = connectThrough(writer, path, ChannelOptions.builder()
+                        .set(FerryChannelOption.LINGER, Duration.ofSeconds(1)).build());
+                client.writeAndFlush(Unpooled.wrappedBuffer(payload));
+                await(recorder.started, "the first 64 KiB cross the path");
+                path.blackhole();
+                closing = client.close();
+            } finally {
+                loss = assertThrows(DataLossException.class, writer::close, "closing the transports reports the loss");
+            }
+            assertTrue(closing.isDone(), "the close completed within its linger");
+            UndeliveredDataException undelivered = assertInstanceOf(UndeliveredDataException.class, closing.cause(),
+                    "the close failed naming the shortfall: " + closing.cause());
+            assertTrue(loss.losses().contains(undelivered), "Transports.close() reports the same loss: " + loss.losses());
+            byte[] received = recorder.received();
+            assertPrefix(payload, received, "over the dead path");
+            long missing = size - received.length;
+            assertTrue(missing > 0, "the dead path kept some bytes from the receiver");
+            assertTrue(undelivered.unacknowledgedBytes() > 0, undelivered.getMessage());
+            assertTrue(undelivered.unacknowledgedBytes() + path.maxHeldBytes() >= missing,
+                    "every byte that did not arrive is counted: " + missing + " missing, " + undelivered.getMessage());
+            if (!undelivered.isEstimated()) {
+                assertTrue(undelivered.unacknowledgedBytes() <= size, undelivered.getMessage());
+            }
+            assertTrue(undelivered.getMessage().contains(Long.toString(undelivered.unacknowledgedBytes())),
+                    "the message names the count: " + undelivered.getMessage());
+            Channel child = recorder.channel;
+            if (child != null) {
+                FerryChannels.abort(child).await(5, TimeUnit.SECONDS); // its peer is gone: nothing to linger for
+            }
+        }
         closeAll(server);
     }
 

@@ -1,12 +1,15 @@
 package io.ferry.transport.tcp;
 
 import io.ferry.transport.Transports;
+import io.ferry.transport.conformance.ImpairedPath;
+import io.ferry.transport.conformance.SlowTcpRelay;
 import io.ferry.transport.conformance.TransportConformanceTest;
 import io.ferry.transport.conformance.UnresponsivePeer;
 
 import io.netty.channel.epoll.Epoll;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,5 +44,10 @@ class TcpEpollConformanceTest extends TransportConformanceTest {
     void suiteRunsOnNativeEpollWhereLinuxHasIt() {
         assertEquals(Epoll.isAvailable() ? "epoll" : "nio", ((TcpTransport) ferry.transport("tcp")).io().name(),
                 "ServiceLoader gives users epoll where it loads");
+    }
+
+    @Override
+    protected ImpairedPath openImpairedPath(InetSocketAddress server) throws Exception {
+        return new SlowTcpRelay(server, 2_000_000);
     }
 }

@@ -1,10 +1,13 @@
 package io.ferry.transport.tcp;
 
 import io.ferry.transport.Transports;
+import io.ferry.transport.conformance.ImpairedPath;
+import io.ferry.transport.conformance.SlowTcpRelay;
 import io.ferry.transport.conformance.TransportConformanceTest;
 import io.ferry.transport.conformance.UnresponsivePeer;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,5 +33,15 @@ class TcpNioConformanceTest extends TransportConformanceTest {
     @Test
     void suiteRunsOnJavaNio() {
         assertEquals("nio", ((TcpTransport) ferry.transport("tcp")).io().name());
+    }
+
+    @Override
+    protected ImpairedPath openImpairedPath(InetSocketAddress server) throws Exception {
+        return new SlowTcpRelay(server, 2_000_000);
+    }
+
+    @Override
+    protected boolean closeObservesAcknowledgements() {
+        return false; // NIO cannot read TCP_INFO: the close hands the bytes to the kernel
     }
 }

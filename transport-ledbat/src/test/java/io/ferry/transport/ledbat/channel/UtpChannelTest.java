@@ -7,6 +7,7 @@ import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.Transports;
 import io.ferry.transport.UnsupportedOptionException;
 import io.ferry.transport.conformance.LeakDetectionExtension;
+import io.ferry.transport.conformance.LossyUdpRelay;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -46,6 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class UtpChannelTest {
 
     private Transports ferry;
+    /** The close futures of the digest servers' connections, which close after answering. */
+    private final java.util.Queue<io.netty.channel.ChannelFuture> answeredCloses = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @BeforeAll
     void open() {
@@ -79,7 +82,7 @@ class UtpChannelTest {
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                         if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
                             ctx.writeAndFlush(Unpooled.wrappedBuffer(digest.digest()))
-                                    .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                                    .addListener(f -> answeredCloses.add(ctx.channel().close()));
                         }
                     }
                 });
@@ -337,6 +340,11 @@ class UtpChannelTest {
             byte[] digest = sendAndDigest("utp://127.0.0.1:" + relay.address().getPort(), payload, ChannelOptions.empty());
             assertArrayEquals(sha256().digest(payload), digest, "every byte arrived through a lossy 50 ms RTT path");
             assertTrue(relay.dropped() > 0, "the relay really dropped datagrams: " + relay.dropped());
+            // the server's close completes once the client acknowledged the digest and the FIN, through the relay
+            for (io.netty.channel.ChannelFuture closing : answeredCloses) {
+                assertTrue(closing.await(60, TimeUnit.SECONDS), "the server's close completed");
+                assertTrue(closing.isSuccess(), () -> "the server's close succeeded: " + closing.cause());
+            }
         } finally {
             server.close().sync();
         }

@@ -136,9 +136,11 @@ class LibtorrentInteropTest {
         byte[] ourPeerId = "-FE0001-ferry-server".substring(0, 20).getBytes(StandardCharsets.US_ASCII);
         byte[] infoHash = MessageDigest.getInstance("SHA-1").digest("ferry interop".getBytes(StandardCharsets.US_ASCII));
         CompletableFuture<byte[]> theirHandshake = new CompletableFuture<>();
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
         Channel server = ferry.listen("utp://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
+                accepted.complete(ch);
                 ch.pipeline().addLast(new ByteToMessageDecoder() {
                     @Override
                     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -170,6 +172,11 @@ class LibtorrentInteropTest {
         } finally {
             if (!peer.waitFor(10, TimeUnit.SECONDS)) {
                 peer.destroyForcibly();
+            }
+            // the libtorrent process has exited: nobody is left to acknowledge a graceful close
+            Channel child = accepted.getNow(null);
+            if (child != null) {
+                io.ferry.transport.FerryChannels.abort(child).await(5, TimeUnit.SECONDS);
             }
             server.close().sync();
         }

@@ -1,4 +1,4 @@
-package io.ferry.transport.ledbat.channel;
+package io.ferry.transport.conformance;
 
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A UDP relay on loopback between one client and one server that drops datagrams at random (seeded)
  * and delays the rest by a fixed one-way delay: a lossy long path for UDP transports, without root.
+ * {@link #blackhole()} makes it drop everything from then on, like a path that went dead.
  */
-final class LossyUdpRelay implements AutoCloseable {
+public final class LossyUdpRelay implements ImpairedPath {
     private final DatagramSocket socket;
     private final InetSocketAddress server;
     private final double lossRate;
@@ -27,11 +28,13 @@ final class LossyUdpRelay implements AutoCloseable {
     private final Thread receiver;
     private final Thread sender;
     private volatile SocketAddress client;
+    private volatile boolean blackhole;
+    private final java.util.concurrent.CompletableFuture<Integer> clientConnectionId = new java.util.concurrent.CompletableFuture<>();
 
     private record Pending(long due, byte[] data, SocketAddress to) {
     }
 
-    LossyUdpRelay(InetSocketAddress server, double lossRate, long oneWayDelayMillis, long seed) throws SocketException {
+    public LossyUdpRelay(InetSocketAddress server, double lossRate, long oneWayDelayMillis, long seed) throws SocketException {
         this.socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         this.server = server;
         this.lossRate = lossRate;
@@ -46,15 +49,37 @@ final class LossyUdpRelay implements AutoCloseable {
     }
 
     /** Where the client should connect. */
-    InetSocketAddress address() {
+    @Override
+    public InetSocketAddress address() {
         return (InetSocketAddress) socket.getLocalSocketAddress();
     }
 
-    long dropped() {
+    /** The connection id on the first packet after the client's SYN (for tests that forge packets of a connection). */
+    public java.util.concurrent.CompletableFuture<Integer> firstClientConnectionId() {
+        return clientConnectionId;
+    }
+
+    /** Sends {@code datagram} to the server from the relay's socket, so that it appears to come from the client. */
+    public void injectToServer(byte[] datagram) throws IOException {
+        socket.send(new DatagramPacket(datagram, datagram.length, server));
+    }
+
+    @Override
+    public void blackhole() {
+        blackhole = true;
+    }
+
+    /** A datagram relay acknowledges nothing itself. */
+    @Override
+    public long maxHeldBytes() {
+        return 0;
+    }
+
+    public long dropped() {
         return dropped.get();
     }
 
-    long forwarded() {
+    public long forwarded() {
         return forwarded.get();
     }
 
@@ -74,6 +99,10 @@ final class LossyUdpRelay implements AutoCloseable {
             } else {
                 client = from;
                 to = server;
+                if (p.getLength() >= 4 && (p.getData()[0] & 0xF0) != 0x40 && !clientConnectionId.isDone()) {
+                    // BEP 29: the connection id of the client's packets after its SYN, which the server keys it by
+                    clientConnectionId.complete(((p.getData()[2] & 0xFF) << 8) | (p.getData()[3] & 0xFF));
+                }
             }
             if (to == null) {
                 continue;
@@ -82,7 +111,7 @@ final class LossyUdpRelay implements AutoCloseable {
             synchronized (random) {
                 drop = random.nextDouble() < lossRate;
             }
-            if (drop) {
+            if (drop || blackhole) {
                 dropped.incrementAndGet();
                 continue;
             }
@@ -110,6 +139,10 @@ final class LossyUdpRelay implements AutoCloseable {
                 }
                 queue.poll();
             }
+            if (blackhole) {
+                dropped.incrementAndGet();
+                continue;
+            }
             try {
                 socket.send(new DatagramPacket(next.data, next.data.length, next.to));
                 forwarded.incrementAndGet();
@@ -125,5 +158,10 @@ final class LossyUdpRelay implements AutoCloseable {
         receiver.join(2000);
         sender.interrupt();
         sender.join(2000);
+    }
+
+    @Override
+    public String toString() {
+        return "lossy UDP relay (" + lossRate * 100 + " % loss, " + delayNanos / 1_000_000 + " ms one way)";
     }
 }
