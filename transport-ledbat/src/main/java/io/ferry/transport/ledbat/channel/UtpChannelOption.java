@@ -21,6 +21,28 @@ public final class UtpChannelOption<T> extends ChannelOption<T> {
     /** Consecutive retransmission timeouts after which the connection gives up. */
     public static final UtpChannelOption<Integer> MAX_RETRANSMITS = new UtpChannelOption<>("MAX_RETRANSMITS");
 
+    /**
+     * Listener: connections accepted whose initiator has not yet proven its address (acknowledged the
+     * answer to its SYN) at most; further SYNs are dropped unanswered until some complete or expire
+     * (after the connect timeout). Bounds what a flood of spoofed SYNs can hold. Default 1024.
+     */
+    public static final UtpChannelOption<Integer> MAX_HALF_OPEN = new UtpChannelOption<>("MAX_HALF_OPEN");
+
+    /** Listener: established connections at most; a SYN beyond it is refused with a RESET. Default 16384. */
+    public static final UtpChannelOption<Integer> MAX_CONNECTIONS = new UtpChannelOption<>("MAX_CONNECTIONS");
+
+    /**
+     * Listener: connections (half-open and established) from one IP address at most; a SYN beyond it
+     * is refused with a RESET. Default 256.
+     */
+    public static final UtpChannelOption<Integer> MAX_CONNECTIONS_PER_ADDRESS = new UtpChannelOption<>("MAX_CONNECTIONS_PER_ADDRESS");
+
+    /**
+     * Listener: RESETs per second each of its sockets sends at most, in answer to packets for
+     * connections it does not have and to refused SYNs; the rest go unanswered. Default 200.
+     */
+    public static final UtpChannelOption<Integer> RESET_RATE = new UtpChannelOption<>("RESET_RATE");
+
     @SuppressWarnings("deprecation") // how Netty itself defines typed option families
     private UtpChannelOption(String name) {
         super("utp." + name);

@@ -16,6 +16,9 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.concurrent.ScheduledFuture;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
 import java.util.ArrayList;
@@ -42,6 +45,9 @@ final class UtpEndpoint {
     /** Kernel socket buffers asked for; the kernel caps them at {@code net.core.[rw]mem_max}. */
     static final int SOCKET_BUFFER = 8 << 20;
 
+    private static final Logger LOG = LoggerFactory.getLogger(UtpEndpoint.class);
+    private static final java.security.SecureRandom SALTS = new java.security.SecureRandom();
+
     /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
     private static final int[] RESET_ID_DELTAS = {0, 1, -1};
 
@@ -52,6 +58,13 @@ final class UtpEndpoint {
     private final PacketReader reader = new PacketReader();
     private final AtomicLong malformedDropped = new AtomicLong();
     private final AtomicLong unknownConnectionPackets = new AtomicLong();
+    private final AtomicLong resetsSuppressed = new AtomicLong();
+    private final AtomicLong connectionFailures = new AtomicLong();
+    private final AtomicLong socketErrors = new AtomicLong();
+    /** Hashes the connection table's keys: unknown outside this endpoint. */
+    private final long salt = SALTS.nextLong();
+    private int resetTokens = -1;
+    private long resetRefillNanos;
 
     private DatagramChannel socket;
     private SegmentingSender sender;
@@ -144,6 +157,21 @@ final class UtpEndpoint {
         return malformedDropped.get();
     }
 
+    /** RESETs not sent because the socket had sent its {@link UtpChannelOption#RESET_RATE} in the last second. */
+    long resetsSuppressed() {
+        return resetsSuppressed.get();
+    }
+
+    /** Connections reset because handling one of their packets or timers threw. */
+    long connectionFailures() {
+        return connectionFailures.get();
+    }
+
+    /** Errors the socket reported other than "port unreachable". */
+    long socketErrors() {
+        return socketErrors.get();
+    }
+
     /** Valid packets for connections this endpoint does not have (answered with RESET). */
     long unknownConnectionPackets() {
         return unknownConnectionPackets.get();
@@ -194,14 +222,34 @@ final class UtpEndpoint {
         for (;;) {
             int id = random.nextInt(1 << 16);
             int peer = (id + 1) & 0xFFFF;
-            if (!connections.containsKey(new ConnectionKey(remote, id)) && !connections.containsKey(new ConnectionKey(remote, peer))) {
+            if (!connections.containsKey(key(remote, id)) && !connections.containsKey(key(remote, peer))) {
                 return id;
             }
         }
     }
 
     void register(UtpSocketChannel channel) {
-        connections.put(new ConnectionKey(channel.remote(), channel.connection().recvId()), channel);
+        connections.put(key(channel.remote(), channel.connection().recvId()), channel);
+    }
+
+    /**
+     * Sends a RESET unless this socket has used up its RESETs for the current second (the listener's
+     * {@link UtpChannelOption#RESET_RATE}); a suppressed one is counted. Ownership of {@code reset} passes.
+     */
+    void sendReset(ByteBuf reset, InetSocketAddress to) {
+        long now = System.nanoTime();
+        int rate = acceptor != null ? acceptor.resetRate() : UtpSettings.DEFAULT_RESET_RATE;
+        if (resetTokens < 0 || now - resetRefillNanos >= 1_000_000_000L) {
+            resetTokens = rate;
+            resetRefillNanos = now;
+        }
+        if (resetTokens == 0) {
+            resetsSuppressed.incrementAndGet();
+            reset.release();
+            return;
+        }
+        resetTokens--;
+        send(reset, to);
     }
 
     /** Sends one packet (ownership passes) and arranges for it to be flushed soon. */
@@ -238,8 +286,9 @@ final class UtpEndpoint {
     }
 
     private void forget(UtpSocketChannel channel) {
-        connections.remove(new ConnectionKey(channel.remote(), channel.connection().recvId()));
+        connections.remove(key(channel.remote(), channel.connection().recvId()));
         channel.timer.stop();
+        channel.forgotten();
         closeIfIdle();
     }
 
@@ -267,7 +316,9 @@ final class UtpEndpoint {
                 c.releaseUncollected(); // the socket is gone: the RESET cannot leave
             }
             channel.timer.stop();
-            if (channel.isOpen()) {
+            boolean halfOpen = channel.isAwaitingConfirmation();
+            channel.forgotten();
+            if (!halfOpen && channel.isOpen() && channel.isRegistered()) {
                 channel.unsafe().close(channel.unsafe().voidPromise());
             }
         }
@@ -304,8 +355,37 @@ final class UtpEndpoint {
         if (c == null || timer.stopped) {
             return;
         }
-        c.onTimer(System.nanoTime());
-        afterCall(channel);
+        try {
+            c.onTimer(System.nanoTime());
+            afterCall(channel);
+        } catch (RuntimeException e) {
+            contain(channel, e);
+        }
+    }
+
+    /**
+     * A connection's handling threw: that connection is reset and closed, counted and logged; the
+     * endpoint, its socket and its other connections carry on.
+     */
+    private void contain(UtpSocketChannel channel, RuntimeException e) {
+        connectionFailures.incrementAndGet();
+        LOG.debug("uTP connection to {} failed while handling a packet or timer; resetting it", channel.remote(), e);
+        try {
+            channel.failed(e);
+            channel.collect();
+        } catch (RuntimeException again) {
+            LOG.debug("uTP connection to {} failed again while being reset", channel.remote(), again);
+        }
+        UtpConnection c = channel.connection();
+        if (c != null) {
+            c.releaseUncollected();
+            if (connections.get(key(channel.remote(), c.recvId())) == channel) {
+                forget(channel);
+            }
+        }
+        if (!inReadBatch) {
+            flushNow();
+        }
     }
 
     private void flushNow() {
@@ -344,7 +424,7 @@ final class UtpEndpoint {
         long now = System.nanoTime();
         PacketType type = reader.type();
         if (type == PacketType.SYN) {
-            UtpSocketChannel existing = connections.get(new ConnectionKey(sender, UtpDemux.synRecvId(reader)));
+            UtpSocketChannel existing = connections.get(key(sender, UtpDemux.synRecvId(reader)));
             if (existing != null) {
                 deliver(existing, datagram, now);
             } else if (acceptor != null && !acceptorClosed && acceptor.isActive()) {
@@ -352,20 +432,28 @@ final class UtpEndpoint {
                         && acceptor.acceptOnDialedAddress(this, datagram, sender, recipient)) {
                     return; // answered from a socket bound to the address the peer dialed
                 }
-                UtpSocketChannel child = acceptor.accept(this, datagram, sender, now);
-                if (child != null) {
-                    afterCall(child);
+                switch (acceptor.admit(sender)) {
+                    case ADMIT -> {
+                        UtpSocketChannel child = acceptor.accept(this, datagram, sender, now);
+                        if (child != null) {
+                            afterCall(child);
+                        }
+                    }
+                    case REFUSE -> sendReset(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
+                    case DROP -> {
+                        // too many half-open connections: a SYN flood gets no answer at all
+                    }
                 }
             } else {
                 unknownConnectionPackets.incrementAndGet();
-                send(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
+                sendReset(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
             }
             return;
         }
         if (type == PacketType.RESET) {
             int id = reader.connectionId();
             for (int delta : RESET_ID_DELTAS) {
-                UtpSocketChannel candidate = connections.get(new ConnectionKey(sender, (id + delta) & 0xFFFF));
+                UtpSocketChannel candidate = connections.get(key(sender, (id + delta) & 0xFFFF));
                 if (candidate != null && candidate.connection().acceptsReset(id)) {
                     deliver(candidate, datagram, now);
                     return;
@@ -374,22 +462,26 @@ final class UtpEndpoint {
             unknownConnectionPackets.incrementAndGet(); // never answer a RESET
             return;
         }
-        UtpSocketChannel target = connections.get(new ConnectionKey(sender, reader.connectionId()));
+        UtpSocketChannel target = connections.get(key(sender, reader.connectionId()));
         if (target != null) {
             deliver(target, datagram, now);
         } else {
             unknownConnectionPackets.incrementAndGet();
-            send(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
+            sendReset(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
         }
     }
 
     private void deliver(UtpSocketChannel channel, ByteBuf datagram, long now) {
-        channel.onPacket(datagram, now);
-        if (!channel.inReadBatch) {
-            channel.inReadBatch = true;
-            readBatch.add(channel);
+        try {
+            channel.onPacket(datagram, now);
+            if (!channel.inReadBatch) {
+                channel.inReadBatch = true;
+                readBatch.add(channel);
+            }
+            afterCall(channel);
+        } catch (RuntimeException e) {
+            contain(channel, e);
         }
-        afterCall(channel);
     }
 
     /** Ends a batch of received datagrams: read-complete for every connection that got data, one flush. */
@@ -428,9 +520,48 @@ final class UtpEndpoint {
         }
     }
 
-    private record ConnectionKey(InetSocketAddress remote, int connectionId) {
-        ConnectionKey {
-            Objects.requireNonNull(remote, "remote");
+    private ConnectionKey key(InetSocketAddress remote, int connectionId) {
+        return new ConnectionKey(remote, connectionId, salt);
+    }
+
+    /**
+     * A connection's key: the peer's address and port and the connection id, hashed with the endpoint's
+     * random salt, so that nobody who does not know the salt can choose addresses and ids that pile
+     * into one bucket of the table.
+     */
+    static final class ConnectionKey {
+        private final InetSocketAddress remote;
+        private final int connectionId;
+        private final int hash;
+
+        ConnectionKey(InetSocketAddress remote, int connectionId, long salt) {
+            this.remote = Objects.requireNonNull(remote, "remote");
+            this.connectionId = connectionId;
+            this.hash = saltedHash(remote, connectionId, salt);
+        }
+
+        static int saltedHash(InetSocketAddress remote, int connectionId, long salt) {
+            long h = salt;
+            h = mix(h ^ remote.getAddress().hashCode());
+            h = mix(h ^ ((long) remote.getPort() << 16 | (connectionId & 0xFFFF)));
+            return (int) (h ^ (h >>> 32));
+        }
+
+        /** The finaliser of SplitMix64: every input bit affects every output bit. */
+        private static long mix(long z) {
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return z ^ (z >>> 31);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ConnectionKey k && k.connectionId == connectionId && k.remote.equals(remote);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
         }
     }
 
@@ -472,8 +603,11 @@ final class UtpEndpoint {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             if (cause instanceof PortUnreachableException) {
                 endpoint.portUnreachable();
+                return;
             }
             // Other socket errors are transient for UDP (e.g. ENOBUFS); the connections' timers recover.
+            endpoint.socketErrors.incrementAndGet();
+            LOG.debug("uTP socket {}: {}", ctx.channel().localAddress(), cause.toString(), cause);
         }
     }
 }

@@ -30,6 +30,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
     private final UtpTransport transport;
     private final UtpSettings childSettings;
     private final ChannelHandler childHandler;
+    private final Admission admission;
     private volatile List<UtpEndpoint> endpoints = List.of();
     /** Sockets bound to the local addresses peers dialed, for a listener on the wildcard address. */
     private final java.util.concurrent.ConcurrentMap<java.net.InetAddress, DialedAddress> dialed =
@@ -41,6 +42,13 @@ public final class UtpServerChannel extends AbstractServerChannel {
         this.transport = transport;
         this.childSettings = childSettings;
         this.childHandler = childHandler;
+        this.admission = new Admission(childSettings.maxHalfOpen, childSettings.maxConnections,
+                childSettings.maxConnectionsPerAddress);
+    }
+
+    /** RESETs per second each socket of this listener may send. */
+    int resetRate() {
+        return childSettings.resetRate;
     }
 
     /** Called once every UDP socket of the listener is bound. */
@@ -141,23 +149,69 @@ public final class UtpServerChannel extends AbstractServerChannel {
     }
 
     /** Creates and registers the child for a SYN; returns null if the listener cannot take it. */
+    /** Decides on a new SYN from {@code sender} (see {@link Admission}); an admitted one must be {@link #accept}ed. */
+    Admission.Verdict admit(InetSocketAddress sender) {
+        return admission.admit(sender.getAddress());
+    }
+
+    /**
+     * Accepts an admitted SYN as a half-open connection: its answer leaves, but the application sees
+     * the connection only once the initiator has proven its address ({@link #promote}).
+     */
     UtpSocketChannel accept(UtpEndpoint from, ByteBuf syn, InetSocketAddress sender, long now) {
         UtpSocketChannel child = new UtpSocketChannel(this, transport, childSettings, from, sender);
         try {
             childSettings.applyTo(child);
         } catch (RuntimeException e) {
+            admission.released(sender.getAddress(), true);
             pipeline().fireExceptionCaught(e);
             return null;
         }
         child.attach(io.ferry.transport.ledbat.core.UtpConnection.accept(PathMtu.fit(childSettings.protocol, sender), syn,
                 ThreadLocalRandom.current().nextInt(1 << 16), now));
+        child.awaitConfirmation();
         from.register(child);
-        child.collect(); // the answer to the SYN leaves, and the child is active before it is registered
+        child.collect(); // the answer to the SYN leaves
+        return child;
+    }
+
+    /** The initiator of {@code child} proved its address: the application gets the connection. On its loop. */
+    void promote(UtpSocketChannel child, UtpEndpoint from) {
+        admission.promoted();
         child.attr(FerryChannels.TRANSPORT).set(transport);
         transport.track(child);
         child.pipeline().addLast(childHandler);
         from.loop().register(child);
-        return child;
+    }
+
+    /** An accepted connection is over (half-open if it never was promoted). */
+    void released(UtpSocketChannel child, boolean halfOpen) {
+        admission.released(child.remote().getAddress(), halfOpen);
+    }
+
+    /** Connections accepted whose initiator has not yet proven its address. */
+    public int halfOpenConnections() {
+        return admission.halfOpen();
+    }
+
+    /** Connections handed to the application and not yet over. */
+    public int establishedConnections() {
+        return admission.established();
+    }
+
+    /** SYNs dropped unanswered because {@link UtpChannelOption#MAX_HALF_OPEN} connections were half-open. */
+    public long synsDropped() {
+        return admission.dropped();
+    }
+
+    /** SYNs refused (RESET, rate-limited) by {@link UtpChannelOption#MAX_CONNECTIONS} or the per-address limit. */
+    public long synsRefused() {
+        return admission.refused();
+    }
+
+    /** Half-open connections that ended without their initiator proving its address. */
+    public long halfOpenExpired() {
+        return admission.expired();
     }
 
     @Override
@@ -222,5 +276,20 @@ public final class UtpServerChannel extends AbstractServerChannel {
     /** Valid packets this listener's sockets received for connections they do not have (each answered with a RESET). */
     public long packetsForUnknownConnections() {
         return endpoints.stream().mapToLong(UtpEndpoint::unknownConnectionPackets).sum();
+    }
+
+    /** RESETs this listener's sockets did not send because of {@link UtpChannelOption#RESET_RATE}. */
+    public long resetsSuppressed() {
+        return endpoints.stream().mapToLong(UtpEndpoint::resetsSuppressed).sum();
+    }
+
+    /** Connections this listener's sockets reset because handling one of their packets or timers threw. */
+    public long connectionFailures() {
+        return endpoints.stream().mapToLong(UtpEndpoint::connectionFailures).sum();
+    }
+
+    /** Socket errors this listener's sockets reported (other than "port unreachable"). */
+    public long socketErrors() {
+        return endpoints.stream().mapToLong(UtpEndpoint::socketErrors).sum();
     }
 }

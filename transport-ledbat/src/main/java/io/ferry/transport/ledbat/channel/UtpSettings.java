@@ -23,7 +23,7 @@ final class UtpSettings {
     static final Set<ChannelOption<?>> CHANNEL_OPTIONS = Set.of(
             ChannelOption.AUTO_READ, ChannelOption.AUTO_CLOSE, ChannelOption.ALLOW_HALF_CLOSURE,
             ChannelOption.WRITE_BUFFER_WATER_MARK, ChannelOption.ALLOCATOR, ChannelOption.MESSAGE_SIZE_ESTIMATOR,
-            ChannelOption.WRITE_SPIN_COUNT, ChannelOption.MAX_MESSAGES_PER_WRITE);
+            ChannelOption.WRITE_SPIN_COUNT, ChannelOption.MAX_MESSAGES_PER_WRITE, FerryChannelOption.LINGER);
 
     /** The protocol options, mapped onto {@link UtpConfig}. */
     static final Set<ChannelOption<?>> PROTOCOL_OPTIONS = Set.of(
@@ -31,12 +31,39 @@ final class UtpSettings {
             FerryChannelOption.CONGESTION_CONTROL, FerryChannelOption.CONNECT_TIMEOUT, ChannelOption.CONNECT_TIMEOUT_MILLIS,
             UtpChannelOption.TARGET_DELAY, UtpChannelOption.IDLE_TIMEOUT, UtpChannelOption.MAX_RETRANSMITS);
 
+    /** The options that bound what a listener admits; given to a client connection they are refused. */
+    static final Set<ChannelOption<?>> LISTENER_OPTIONS = Set.of(
+            UtpChannelOption.MAX_HALF_OPEN, UtpChannelOption.MAX_CONNECTIONS,
+            UtpChannelOption.MAX_CONNECTIONS_PER_ADDRESS, UtpChannelOption.RESET_RATE);
+
+    static final int DEFAULT_MAX_HALF_OPEN = 1024;
+    static final int DEFAULT_MAX_CONNECTIONS = 16_384;
+    static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+    static final int DEFAULT_RESET_RATE = 200;
+
     final UtpConfig protocol;
     final Map<ChannelOption<?>, Object> channelOptions;
+    final int maxHalfOpen;
+    final int maxConnections;
+    final int maxConnectionsPerAddress;
+    final int resetRate;
 
-    private UtpSettings(UtpConfig protocol, Map<ChannelOption<?>, Object> channelOptions) {
+    private UtpSettings(UtpConfig protocol, Map<ChannelOption<?>, Object> channelOptions, ChannelOptions options) {
         this.protocol = protocol;
         this.channelOptions = channelOptions;
+        this.maxHalfOpen = positive(options, UtpChannelOption.MAX_HALF_OPEN, DEFAULT_MAX_HALF_OPEN);
+        this.maxConnections = positive(options, UtpChannelOption.MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
+        this.maxConnectionsPerAddress = positive(options, UtpChannelOption.MAX_CONNECTIONS_PER_ADDRESS,
+                DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
+        this.resetRate = positive(options, UtpChannelOption.RESET_RATE, DEFAULT_RESET_RATE);
+    }
+
+    private static int positive(ChannelOptions options, UtpChannelOption<Integer> option, int fallback) {
+        int value = options.get(option).orElse(fallback);
+        if (value <= 0) {
+            throw new UnsupportedOptionException("uTP option " + option.name() + " must be positive, got " + value);
+        }
+        return value;
     }
 
     /**
@@ -72,6 +99,8 @@ final class UtpSettings {
                     config.idleTimeout((Duration) value);
                 } else if (option == UtpChannelOption.MAX_RETRANSMITS) {
                     config.maxRetransmits((Integer) value);
+                } else if (LISTENER_OPTIONS.contains(option)) {
+                    // read by the constructor; checked there
                 } else if (CHANNEL_OPTIONS.contains(option)) {
                     channel.put(option, value);
                     if (option == ChannelOption.ALLOCATOR) {
@@ -86,7 +115,7 @@ final class UtpSettings {
                 throw new UnsupportedOptionException("uTP option " + option.name() + "=" + value + ": " + bad.getMessage(), bad);
             }
         }
-        return new UtpSettings(config.build(), channel);
+        return new UtpSettings(config.build(), channel, options);
     }
 
     /**

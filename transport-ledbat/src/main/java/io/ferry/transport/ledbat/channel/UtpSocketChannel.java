@@ -1,6 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.ConnectionStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
@@ -24,14 +25,25 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One uTP connection as a Netty {@link Channel}: ordered, reliable bytes with writability-based
  * backpressure, {@code autoRead}, half-close ({@link DuplexChannel}) and abortive close. It runs on the
  * event loop of the {@link UtpEndpoint} whose UDP socket carries it, and drives a sans-I/O
  * {@link UtpConnection}.
+ *
+ * <p>A graceful {@code close()} of an established connection lingers: every byte written before it
+ * (flushed or not) is still sent, then the FIN, and the close future completes when the peer has
+ * acknowledged the FIN, or fails with {@link UndeliveredDataException} when the
+ * {@link io.ferry.transport.FerryChannelOption#LINGER} runs out or the connection fails first (the
+ * connection is then reset). Nothing is read from the channel once the close began.
  */
 public final class UtpSocketChannel extends AbstractChannel implements DuplexChannel {
 
@@ -61,6 +73,12 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     private boolean collecting;
     private boolean collectAgain;
     private ChannelPromise connectPromise;
+    /** An accepted connection whose initiator has not yet proven its address: not yet the application's. */
+    private boolean awaitingConfirmation;
+    /** Whether the listener was told this accepted connection is over. */
+    private boolean released;
+    /** A graceful close waiting for the peer to acknowledge everything, or null. */
+    private LingeringClose lingering;
     private volatile TransportStatistics lastStatistics;
 
     /** A client connection, not yet connected. */
@@ -88,6 +106,55 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
 
     UtpConnection connection() {
         return connection;
+    }
+
+    /** An accepted connection starts half-open: the application gets it once its initiator proved its address. */
+    void awaitConfirmation() {
+        awaitingConfirmation = true;
+    }
+
+    /** Whether this accepted connection is still half-open (never registered, unknown to the application). */
+    boolean isAwaitingConfirmation() {
+        return awaitingConfirmation;
+    }
+
+    /**
+     * The endpoint forgot this connection (its protocol state ended, or the socket closed): an accepted
+     * one frees its place in the listener's limits, and a half-open one is simply dropped.
+     */
+    void forgotten() {
+        if (!released && parent() != null) {
+            released = true;
+            parent().released(this, awaitingConfirmation);
+        }
+        if (awaitingConfirmation) {
+            open = false;
+            active = false;
+            releaseInbound();
+        }
+    }
+
+    /**
+     * Handling of a packet or timer threw: the connection is reset and closed, its buffers released;
+     * the endpoint and its other connections carry on.
+     */
+    void failed(Throwable cause) {
+        if (connection != null && !connection.isClosed()) {
+            try {
+                connection.abort(System.nanoTime());
+            } catch (RuntimeException again) {
+                connection.releaseUncollected();
+            }
+        }
+        if (awaitingConfirmation) {
+            return;
+        }
+        if (open && isRegistered()) {
+            if (lingering == null && active) {
+                pipeline().fireExceptionCaught(new IOException("uTP connection to " + remote + " failed internally: " + cause, cause));
+            }
+            unsafe().close(unsafe().voidPromise());
+        }
     }
 
     InetSocketAddress remote() {
@@ -263,7 +330,10 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     }
 
     @Override
-    protected Object filterOutboundMessage(Object msg) {
+    protected Object filterOutboundMessage(Object msg) throws ClosedChannelException {
+        if (lingering != null) {
+            throw new ClosedChannelException(); // written after close(): not part of what the close delivers
+        }
         if (msg instanceof ByteBuf) {
             return msg;
         }
@@ -364,9 +434,113 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     private void abort0(ChannelPromise promise) {
         if (connection != null && !connection.isClosed()) {
             connection.abort(System.nanoTime());
-            endpoint.afterCall(this);
+            endpoint.afterCall(this); // a lingering close fails, naming what the abort dropped
         }
         unsafe().close(promise);
+    }
+
+    // ------------------------------------------------------------------ lingering close
+
+    /** A graceful close in progress: the promises to complete, and the linger's deadline. */
+    private static final class LingeringClose {
+        final List<ChannelPromise> promises = new ArrayList<>(2);
+        final Duration linger;
+        ScheduledFuture<?> expiry;
+        boolean finRequested;
+        boolean finished;
+
+        LingeringClose(Duration linger) {
+            this.linger = linger;
+        }
+    }
+
+    /**
+     * Starts a graceful close of an established connection: flushes every write, queues the FIN behind
+     * them once the channel's own buffer has drained into the connection, and waits for the peer.
+     */
+    private void startLingering(ChannelPromise promise) {
+        Duration linger = config.getLinger();
+        LingeringClose l = new LingeringClose(linger);
+        lingering = l;
+        if (!promise.isVoid()) {
+            l.promises.add(promise);
+        }
+        releaseInbound();
+        l.expiry = eventLoop().schedule(() -> {
+            if (lingering == l && !l.finished) {
+                finishLingering(undelivered("LINGER " + linger + " ran out"));
+            }
+        }, linger.toNanos(), TimeUnit.NANOSECONDS);
+        unsafe().flush(); // what was written but not flushed belongs to the stream too
+        lingerProgress();
+    }
+
+    /** Checks a lingering close after every call into the connection. */
+    private void lingerProgress() {
+        LingeringClose l = lingering;
+        if (l == null || l.finished) {
+            return;
+        }
+        if (!connection.isClosed() && !l.finRequested && unwrittenBytes() == 0) {
+            l.finRequested = true;
+            connection.close(System.nanoTime()); // the FIN follows the queued bytes
+            endpoint.afterCall(this);
+            return; // afterCall collected and checked again
+        }
+        if (connection.isEndOfStreamAcknowledged()) {
+            finishLingering(null);
+        } else if (connection.isClosed() && connection.isInputShutdown() && connection.unacknowledgedBytes() == 0
+                && unwrittenBytes() == 0) {
+            finishLingering(null); // the peer ended its side holding every byte; only our FIN went unconfirmed
+        } else if (connection.isClosed()) {
+            Throwable cause = connection.closeCause();
+            finishLingering(undelivered(cause != null ? "the connection failed (" + cause.getMessage() + ")"
+                    : "the connection was reset"));
+        }
+    }
+
+    private UndeliveredDataException undelivered(String why) {
+        return new UndeliveredDataException(remote, connection.unacknowledgedBytes() + unwrittenBytes(),
+                connection.isEndOfStreamAcknowledged(), false, why);
+    }
+
+    /** Bytes still in the channel's outbound buffer, not yet taken by the connection. */
+    private long unwrittenBytes() {
+        ChannelOutboundBuffer buffer = unsafe().outboundBuffer();
+        if (buffer == null) {
+            return 0;
+        }
+        long[] bytes = {0};
+        try {
+            buffer.forEachFlushedMessage(msg -> {
+                bytes[0] += ((ByteBuf) msg).readableBytes();
+                return true;
+            });
+        } catch (Exception cannotHappen) { // the visitor throws nothing
+            throw new IllegalStateException(cannotHappen);
+        }
+        return bytes[0];
+    }
+
+    private void finishLingering(UndeliveredDataException failure) {
+        LingeringClose l = lingering;
+        l.finished = true;
+        l.expiry.cancel(false);
+        if (failure != null && !connection.isClosed()) {
+            connection.abort(System.nanoTime());
+            endpoint.afterCall(this);
+        }
+        ChannelPromise closed = newPromise();
+        closed.addListener(f -> {
+            for (ChannelPromise p : l.promises) {
+                if (failure == null) {
+                    p.trySuccess();
+                } else {
+                    p.tryFailure(failure);
+                }
+            }
+        });
+        ((UtpUnsafe) unsafe()).closeNow(closed);
     }
 
     /** A statistics snapshot; computed on the event loop. */
@@ -418,7 +592,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         delivering = true;
         boolean consumedAny = false;
         try {
-            while (!inbound.isEmpty() && (readPending || config.isAutoRead()) && open) {
+            while (!inbound.isEmpty() && (readPending || config.isAutoRead()) && open && lingering == null) {
                 Object next = inbound.poll();
                 if (next == END_OF_STREAM) {
                     endOfInput();
@@ -536,12 +710,19 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         }
         collecting = true;
         try {
+            if (awaitingConfirmation && connection.isPeerConfirmed() && !connection.isClosed()) {
+                awaitingConfirmation = false;
+                parent().promote(this, endpoint); // registered now: channelActive, then what arrived
+            }
             do {
                 collectAgain = false;
                 connection.collect(sink);
             } while (collectAgain);
         } finally {
             collecting = false;
+        }
+        if (lingering != null) {
+            lingerProgress();
         }
     }
 
@@ -557,7 +738,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     }
 
     private void onData(ByteBuf data) {
-        if (!open || inputShutdown) {
+        if (!open || inputShutdown || lingering != null) {
             int n = data.readableBytes();
             data.release();
             connection.consumed(n, System.nanoTime());
@@ -583,6 +764,9 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
 
     private void onClosed(Throwable causeOrNull) {
         coreClosed = true;
+        if (awaitingConfirmation) {
+            return; // never the application's: the endpoint forgets it
+        }
         if (connectPromise != null && !connectPromise.isDone()) {
             Throwable cause = causeOrNull;
             if (cause instanceof UtpException && ((UtpException) cause).reason() == UtpException.Reason.CONNECT_TIMEOUT) {
@@ -598,7 +782,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         if (!open) {
             return;
         }
-        if (causeOrNull != null && active) {
+        if (causeOrNull != null && active && lingering == null) {
             // What arrived before the failure is delivered first, then the error.
             deliverInbound();
             pipeline().fireExceptionCaught(causeOrNull instanceof UtpException
@@ -661,6 +845,34 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
 
         void resumeWrites() {
             flush0();
+        }
+
+        /**
+         * A graceful close of an established connection lingers until the peer acknowledged everything
+         * (see the class comment); any other close, and a close while one lingers, is Netty's own.
+         */
+        @Override
+        public void close(ChannelPromise promise) {
+            if (lingering != null && !lingering.finished) {
+                if (!promise.isVoid() && promise.setUncancellable()) {
+                    lingering.promises.add(promise);
+                }
+                return;
+            }
+            if (lingering == null && open && active && connection != null && !connection.isClosed()
+                    && connection.state() == io.ferry.transport.ledbat.core.ConnectionState.CONNECTED) {
+                if (config.getLinger().isZero()) {
+                    abort0(promise);
+                } else if (promise.setUncancellable()) {
+                    startLingering(promise);
+                }
+                return;
+            }
+            super.close(promise);
+        }
+
+        void closeNow(ChannelPromise promise) {
+            super.close(promise);
         }
     }
 }

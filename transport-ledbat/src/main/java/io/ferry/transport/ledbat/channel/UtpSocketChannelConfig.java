@@ -1,10 +1,12 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.FerryChannelOption;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.socket.DuplexChannelConfig;
 
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -15,6 +17,7 @@ import java.util.Map;
 public final class UtpSocketChannelConfig extends DefaultChannelConfig implements DuplexChannelConfig {
 
     private volatile boolean allowHalfClosure;
+    private volatile Duration linger = FerryChannelOption.DEFAULT_LINGER;
 
     UtpSocketChannelConfig(Channel channel) {
         super(channel);
@@ -22,7 +25,7 @@ public final class UtpSocketChannelConfig extends DefaultChannelConfig implement
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE);
+        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, FerryChannelOption.LINGER);
     }
 
     @Override
@@ -30,6 +33,9 @@ public final class UtpSocketChannelConfig extends DefaultChannelConfig implement
     public <T> T getOption(ChannelOption<T> option) {
         if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        if (option == FerryChannelOption.LINGER) {
+            return (T) getLinger();
         }
         return super.getOption(option);
     }
@@ -41,7 +47,23 @@ public final class UtpSocketChannelConfig extends DefaultChannelConfig implement
             setAllowHalfClosure((Boolean) value);
             return true;
         }
+        if (option == FerryChannelOption.LINGER) {
+            setLinger((Duration) value);
+            return true;
+        }
         return super.setOption(option, value);
+    }
+
+    /** How long a graceful close waits for the peer to acknowledge everything ({@link FerryChannelOption#LINGER}). */
+    public Duration getLinger() {
+        return linger;
+    }
+
+    /** Sets {@link FerryChannelOption#LINGER}; zero makes {@code close()} abortive. */
+    public UtpSocketChannelConfig setLinger(Duration linger) {
+        FerryChannelOption.LINGER.validate(linger);
+        this.linger = linger;
+        return this;
     }
 
     @Override

@@ -1,9 +1,12 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.RegisteredConnect;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -22,6 +25,7 @@ import io.netty.util.concurrent.PromiseCombiner;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -54,6 +58,7 @@ public final class UtpTransport implements Transport {
         this.group = new MultiThreadIoEventLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
         Set<ChannelOption<?>> options = new LinkedHashSet<>(UtpSettings.PROTOCOL_OPTIONS);
         options.addAll(UtpSettings.CHANNEL_OPTIONS);
+        options.addAll(UtpSettings.LISTENER_OPTIONS);
         this.supported = Collections.unmodifiableSet(options);
     }
 
@@ -75,6 +80,12 @@ public final class UtpTransport implements Transport {
     @Override
     public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
         options.requireSupported(NAME, supported);
+        for (ChannelOption<?> option : options.asMap().keySet()) {
+            if (UtpSettings.LISTENER_OPTIONS.contains(option)) {
+                throw new io.ferry.transport.UnsupportedOptionException("uTP option " + option.name()
+                        + " bounds what a listener admits; give it to listen, not connect");
+            }
+        }
         UtpSettings settings = UtpSettings.of(options, ByteBufAllocator.DEFAULT);
         UtpSocketChannel channel = new UtpSocketChannel(this, settings);
         settings.applyTo(channel);
@@ -208,10 +219,17 @@ public final class UtpTransport implements Transport {
         return ((UtpSocketChannel) channel).abort();
     }
 
+    /**
+     * Closes every channel gracefully, waiting for each to deliver what it holds within its
+     * {@link FerryChannelOption#LINGER}, lets the connections that are only waiting for a peer's FIN
+     * exchange it for a moment, then closes every socket and thread.
+     *
+     * @throws io.ferry.transport.DataLossException if a connection had to be reset with bytes unacknowledged
+     */
     @Override
     public void close() {
-        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        // Give closing connections a moment to deliver what they hold and exchange FINs, then close every socket.
+        List<UndeliveredDataException> losses = LingeringChannels.closeAll(channels,
+                ch -> ch instanceof UtpSocketChannel ? ((UtpSocketChannel) ch).config().getLinger() : Duration.ZERO);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         while (System.nanoTime() < deadline && sockets.stream().anyMatch(UtpTransport::inProgress)) {
             try {
@@ -223,6 +241,7 @@ public final class UtpTransport implements Transport {
         }
         sockets.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        LingeringChannels.report(losses);
     }
 
     /** Whether every thread of this transport has stopped (after {@link #close()}). */

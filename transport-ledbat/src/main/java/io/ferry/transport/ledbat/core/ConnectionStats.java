@@ -15,6 +15,8 @@ public final class ConnectionStats {
     long tailLossProbes;
     long duplicatePacketsReceived;
     long malformedPacketsDropped;
+    long implausiblePacketsDropped;
+    long handshakeAnswersWithheld;
 
     ConnectionStats() {
     }
@@ -67,5 +69,18 @@ public final class ConnectionStats {
     /** Datagrams dropped because they were malformed (see {@code PacketValidity}). */
     public long malformedPacketsDropped() {
         return malformedPacketsDropped;
+    }
+
+    /**
+     * Well-formed packets dropped because they could not come from the peer: a RESET or STATE whose
+     * numbers do not fit what was sent, or a packet that does not acknowledge the handshake answer.
+     */
+    public long implausiblePacketsDropped() {
+        return implausiblePacketsDropped;
+    }
+
+    /** Repeats of the handshake answer not sent because they would have exceeded the amplification bound. */
+    public long handshakeAnswersWithheld() {
+        return handshakeAnswersWithheld;
     }
 }

@@ -82,6 +82,19 @@ public final class UtpConnection {
      */
     public static final int CLOSED = 8;
 
+    /**
+     * How long an acceptor waits for the initiator to prove its address (at most the connect timeout).
+     * Three answers fit in it (at 0, one RTO and three RTOs); an initiator whose SYN arrives after it
+     * expired simply starts a new half-open connection.
+     */
+    private static final long HALF_OPEN_LIFETIME_NANOS = 5_000_000_000L;
+
+    /** Answers an acceptor sends per SYN received before the initiator has proven its address. */
+    public static final int MAX_AMPLIFICATION = 3;
+
+    /** How far (in packets) a STATE's sequence or acknowledgement number may stray and still be believed. */
+    private static final int STATE_SEQ_SLACK = 1024;
+
     /** Timestamp-derived round trips at least this long are taken for clock trouble and ignored. */
     static final long MAX_TIMESTAMP_RTT_MICROS = 60_000_000L;
 
@@ -109,6 +122,9 @@ public final class UtpConnection {
     private ConnectionState state;
     private boolean closed;
     private boolean peerConfirmed;
+    /** Acceptor before confirmation: SYNs received and handshake answers sent (the amplification budget). */
+    private int synsReceived;
+    private int handshakeAnswers;
     private int synSeq;
     private int seqNr;
     private long peerWindow;
@@ -121,6 +137,9 @@ public final class UtpConnection {
     private int finSeq;
     private boolean finAcked;
     private boolean closeRequested;
+    /** Application bytes taken by {@link #write}, and those of them the peer acknowledged cumulatively. */
+    private long bytesWritten;
+    private long bytesAcknowledged;
     private boolean probeDue;
 
     private final ConnectionTimers timers = new ConnectionTimers();
@@ -198,7 +217,13 @@ public final class UtpConnection {
         c.stats.packetsReceived++;
         c.noteTimestamps(r, nowNanos);
         c.sendState(nowNanos);
+        // Until the initiator proves its address by acknowledging the answer, at most
+        // MAX_AMPLIFICATION answers go out per SYN received (QUIC's bound before address validation),
+        // and the half-open connection ends quietly after the connect timeout.
+        c.synsReceived = 1;
+        c.handshakeAnswers = 1;
         c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
+        c.timers.connect = nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS);
         c.out.event(CONNECTED);
         return c;
     }
@@ -236,11 +261,23 @@ public final class UtpConnection {
         }
         lastReceiveNanos = nowNanos;
         if (type == PacketType.RESET) {
+            if (!plausibleAck(reader.ackNr())) {
+                stats.implausiblePacketsDropped++; // a blind forgery: it does not acknowledge what we sent
+                return;
+            }
             onReset();
             return;
         }
         if (!peerConfirmed && type != PacketType.SYN) {
+            if (reader.ackNr() != UtpWire.seqAdd(seqNr, -1)) {
+                stats.implausiblePacketsDropped++; // not from whoever received our answer to the SYN
+                return;
+            }
             confirmPeer();
+        }
+        if (type == PacketType.STATE && state == ConnectionState.CONNECTED && !plausibleState()) {
+            stats.implausiblePacketsDropped++;
+            return;
         }
         if (state == ConnectionState.SYN_SENT) {
             if (!completeHandshake(nowNanos)) {
@@ -249,7 +286,12 @@ public final class UtpConnection {
         } else if (type == PacketType.SYN) {
             // our answer to the SYN was lost and the initiator sent it again
             noteTimestamps(reader, nowNanos);
-            sendState(nowNanos);
+            if (!peerConfirmed) {
+                synsReceived++;
+                repeatHandshakeAnswer(nowNanos);
+            } else {
+                sendState(nowNanos);
+            }
             return;
         }
         noteTimestamps(reader, nowNanos);
@@ -285,8 +327,14 @@ public final class UtpConnection {
             return;
         }
         if (nowNanos >= timers.connect) {
-            failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
-                    "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
+            if (initiator) {
+                failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
+                        "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
+            } else {
+                // a half-open connection whose initiator never proved its address: no RESET to it
+                terminate(new UtpException(UtpException.Reason.CONNECT_TIMEOUT,
+                        "the initiator did not confirm the handshake in time"));
+            }
             return;
         }
         if (nowNanos >= timers.close) {
@@ -312,7 +360,7 @@ public final class UtpConnection {
             timers.persist = NONE;
             probeDue = true;
         }
-        if (state == ConnectionState.CONNECTED && config.keepAliveIntervalNanos() > 0
+        if (state == ConnectionState.CONNECTED && peerConfirmed && config.keepAliveIntervalNanos() > 0
                 && nowNanos - lastSendNanos >= config.keepAliveIntervalNanos()) {
             sendState(nowNanos);
         }
@@ -334,7 +382,7 @@ public final class UtpConnection {
         }
         long d = Math.min(timers.earliest(), acks.deadlineNanos());
         if (state == ConnectionState.CONNECTED) {
-            if (config.keepAliveIntervalNanos() > 0) {
+            if (config.keepAliveIntervalNanos() > 0 && peerConfirmed) {
                 d = Math.min(d, lastSendNanos + config.keepAliveIntervalNanos());
             }
             if (config.idleTimeoutNanos() > 0) {
@@ -360,6 +408,7 @@ public final class UtpConnection {
         int n = (int) Math.min(data.readableBytes(), sendBufferSpace());
         if (n > 0) {
             sendQueue.add(data, n);
+            bytesWritten += n;
         }
         updateWritability();
         return n;
@@ -612,6 +661,20 @@ public final class UtpConnection {
         return outstanding.bytesInFlight();
     }
 
+    /**
+     * Application bytes written that the peer has not acknowledged cumulatively (so not yet delivered to
+     * its application, or at least not known to be): queued, in flight, lost or only selectively
+     * acknowledged. Still meaningful after the connection closed: it is then what the connection lost.
+     */
+    public long unacknowledgedBytes() {
+        return bytesWritten - bytesAcknowledged;
+    }
+
+    /** Whether the peer acknowledged our FIN, and with it every byte written before it. */
+    public boolean isEndOfStreamAcknowledged() {
+        return finAcked;
+    }
+
     /** Returns the congestion window in bytes. */
     public long cwndBytes() {
         return cc.cwndBytes();
@@ -658,6 +721,47 @@ public final class UtpConnection {
     // ------------------------------------------------------------------------------------------------
     // Receiving
 
+    /**
+     * Whether {@code ackNr} acknowledges something this side sent and has not yet seen acknowledged
+     * (from the last cumulatively acknowledged packet to the next sequence number, which our STATE
+     * packets carry): what a peer's RESET must carry, and what a blind forger must guess.
+     */
+    /** Sends the handshake answer again if the amplification budget allows; false if it does not. */
+    private boolean repeatHandshakeAnswer(long nowNanos) {
+        if (handshakeAnswers >= MAX_AMPLIFICATION * synsReceived) {
+            stats.handshakeAnswersWithheld++;
+            return false;
+        }
+        handshakeAnswers++;
+        sendState(nowNanos);
+        return true;
+    }
+
+    private boolean plausibleAck(int ackNr) {
+        int lowest = UtpWire.seqAdd(outstanding.isEmpty() ? seqNr : outstanding.firstSeq(), -1);
+        return UtpWire.seqDiff(ackNr, lowest) >= 0 && UtpWire.seqDiff(ackNr, seqNr) <= 0;
+    }
+
+    /**
+     * Whether a STATE is plausible: its sequence number is near the next one we expect from the peer
+     * (a STATE carries the peer's next sequence number; older ones may arrive late) and its
+     * acknowledgement is not more than a window behind. A forged STATE could otherwise close the
+     * window (its {@code wnd_size}) and stall the stream.
+     */
+    private boolean plausibleState() {
+        int fromExpected = UtpWire.seqDiff(reader.seqNr(), UtpWire.seqAdd(inbound.ackNr(), 1));
+        if (fromExpected < -STATE_SEQ_SLACK || fromExpected > STATE_SEQ_SLACK) {
+            return false;
+        }
+        int lowest = UtpWire.seqAdd(outstanding.isEmpty() ? seqNr : outstanding.firstSeq(), -1);
+        return UtpWire.seqDiff(reader.ackNr(), lowest) >= -STATE_SEQ_SLACK;
+    }
+
+    /** Whether the peer proved it received our answer to its SYN (always true for the initiator). */
+    public boolean isPeerConfirmed() {
+        return peerConfirmed;
+    }
+
     private boolean isAddressedToUs(PacketType type) {
         int id = reader.connectionId();
         switch (type) {
@@ -694,6 +798,7 @@ public final class UtpConnection {
      */
     private void confirmPeer() {
         peerConfirmed = true;
+        timers.connect = NONE;
         recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
             timers.retransmission = NONE;
@@ -745,6 +850,7 @@ public final class UtpConnection {
             if (finSent && seq == finSeq) {
                 finAcked = true;
             }
+            bytesAcknowledged += outstanding.payload(seq);
             newlyAcked += outstanding.removeFirst();
         }
         boolean sackProgress = false;
@@ -1004,7 +1110,11 @@ public final class UtpConnection {
                 failAndReset(UtpException.Reason.RETRANSMIT_LIMIT, "peer stopped responding: " + what + " unacknowledged after "
                         + config.maxRetransmits() + " retransmissions", nowNanos);
             }
-            case REPEAT_HANDSHAKE_ANSWER -> sendState(nowNanos);
+            case REPEAT_HANDSHAKE_ANSWER -> {
+                if (!repeatHandshakeAnswer(nowNanos)) {
+                    timers.retransmission = NONE; // the budget is spent: wait for a repeated SYN or the connect timeout
+                }
+            }
             case RETRANSMIT_FIRST -> transmit(outstanding.firstSeq(), nowNanos);
         }
     }

@@ -33,4 +33,31 @@ class PathMtuTest {
         OptionalInt loopback = PathMtu.interfaceMtu(new InetSocketAddress("127.0.0.1", 9));
         assertTrue(loopback.isPresent() && loopback.getAsInt() >= 1500, "loopback MTU: " + loopback);
     }
+
+    @Test
+    void routeLookupsAreCachedPerAddressAndBudgetedPerSecond() throws Exception {
+        int[] calls = {0};
+        long[] now = {0};
+        PathMtu.RouteMtuCache cache = new PathMtu.RouteMtuCache(remote -> {
+            calls[0]++;
+            return OptionalInt.of(1400);
+        }, () -> now[0]);
+        InetSocketAddress peer = new InetSocketAddress(java.net.InetAddress.getByName("192.0.2.7"), 6881);
+        assertEquals(OptionalInt.of(1400), cache.mtu(peer));
+        assertEquals(OptionalInt.of(1400), cache.mtu(new InetSocketAddress(peer.getAddress(), 6882)), "another port of a known address");
+        assertEquals(1, calls[0], "one lookup per address");
+        // a flood from many addresses: at most the budget of lookups per second, the rest get a safe size
+        for (int i = 0; i < 1000; i++) {
+            OptionalInt mtu = cache.mtu(new InetSocketAddress(java.net.InetAddress.getByAddress(
+                    new byte[]{(byte) 198, 51, (byte) (i >> 8), (byte) i}), 1000));
+            assertTrue(mtu.isEmpty() || mtu.getAsInt() >= 68, "a usable MTU or none: " + mtu);
+        }
+        assertEquals(PathMtu.RouteMtuCache.LOOKUPS_PER_SECOND, calls[0], "lookups within the budget");
+        now[0] += 1_000_000_000L;
+        cache.mtu(new InetSocketAddress(java.net.InetAddress.getByName("203.0.113.9"), 1));
+        assertEquals(PathMtu.RouteMtuCache.LOOKUPS_PER_SECOND + 1, calls[0], "the budget renews each second");
+        now[0] += (PathMtu.RouteMtuCache.TTL_SECONDS + 1) * 1_000_000_000L;
+        cache.mtu(peer);
+        assertEquals(PathMtu.RouteMtuCache.LOOKUPS_PER_SECOND + 2, calls[0], "an entry is looked up again after its time");
+    }
 }
