@@ -3,7 +3,10 @@ package io.ferry.transport.spi;
 import io.ferry.transport.DataLossException;
 import io.ferry.transport.UndeliveredDataException;
 import io.netty.channel.Channel;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.ChannelGroupFuture;
 
@@ -53,5 +56,30 @@ public final class LingeringChannels {
         if (!losses.isEmpty()) {
             throw new DataLossException(losses);
         }
+    }
+
+    /**
+     * Bytes a channel's outbound buffer still holds flushed but not yet taken by the transport: part of
+     * what a close that gives up reports as unacknowledged. Call on the channel's event loop.
+     */
+    public static long unwrittenBytes(Channel channel) {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        if (buffer == null) {
+            return 0;
+        }
+        long[] bytes = {0};
+        try {
+            buffer.forEachFlushedMessage(msg -> {
+                if (msg instanceof ByteBuf) {
+                    bytes[0] += ((ByteBuf) msg).readableBytes();
+                } else if (msg instanceof ByteBufHolder) {
+                    bytes[0] += ((ByteBufHolder) msg).content().readableBytes();
+                }
+                return true;
+            });
+        } catch (Exception cannotHappen) { // the visitor throws nothing
+            throw new IllegalStateException(cannotHappen);
+        }
+        return bytes[0];
     }
 }

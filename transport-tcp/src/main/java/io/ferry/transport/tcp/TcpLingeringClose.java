@@ -7,13 +7,11 @@ import com.sun.jna.ptr.IntByReference;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.ByteCountingHandler;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufHolder;
+import io.ferry.transport.spi.LingeringChannels;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -128,7 +126,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
         }
         EpollSocketChannel ch = (EpollSocketChannel) ctx.channel();
         try {
-            if (!ch.isOutputShutdown() && unwrittenBytes(ch) == 0) {
+            if (!ch.isOutputShutdown() && LingeringChannels.unwrittenBytes(ch) == 0) {
                 ch.shutdownOutput(); // the FIN queues behind everything written
             }
             if (ch.isOutputShutdown()) {
@@ -181,28 +179,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
                 kernel--; // the FIN takes one sequence number
             }
         }
-        return unwrittenBytes(ch) + kernel;
-    }
-
-    private static long unwrittenBytes(Channel ch) {
-        ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
-        if (buffer == null) {
-            return 0;
-        }
-        long[] bytes = {0};
-        try {
-            buffer.forEachFlushedMessage(msg -> {
-                if (msg instanceof ByteBuf) {
-                    bytes[0] += ((ByteBuf) msg).readableBytes();
-                } else if (msg instanceof ByteBufHolder) {
-                    bytes[0] += ((ByteBufHolder) msg).content().readableBytes();
-                }
-                return true;
-            });
-        } catch (Exception cannotHappen) { // the visitor throws nothing
-            throw new IllegalStateException(cannotHappen);
-        }
-        return bytes[0];
+        return LingeringChannels.unwrittenBytes(ch) + kernel;
     }
 
     private void finish(ChannelHandlerContext ctx, UndeliveredDataException failure, boolean close) {

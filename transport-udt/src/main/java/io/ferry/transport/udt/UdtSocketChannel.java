@@ -10,6 +10,7 @@ import com.barchart.udt.StatusUDT;
 import com.barchart.udt.nio.SocketChannelUDT;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.ByteCountingHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -762,11 +763,11 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     private void drainThenClose() {
         boolean expired = System.nanoTime() >= closing.deadlineNanos;
         boolean connectedStill = socket.status() == StatusUDT.CONNECTED;
-        if (isOpen() && connectedStill && unwrittenBytes() > 0 && !expired) {
+        if (isOpen() && connectedStill && LingeringChannels.unwrittenBytes(this) > 0 && !expired) {
             eventLoop().schedule(this::drainThenClose, 1, TimeUnit.MILLISECONDS);
             return;
         }
-        if (unwrittenBytes() > 0) {
+        if (LingeringChannels.unwrittenBytes(this) > 0) {
             closing.failure = undelivered(expired ? "LINGER " + closing.linger + " ran out" : "the connection broke");
         }
         closeAndComplete();
@@ -788,26 +789,6 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         ((UdtUnsafe) unsafe()).closeNow(closed);
     }
 
-    /** Bytes still in the channel's outbound buffer, not yet handed to UDT. */
-    private long unwrittenBytes() {
-        ChannelOutboundBuffer buffer = unsafe().outboundBuffer();
-        if (buffer == null) {
-            return 0;
-        }
-        long[] bytes = {0};
-        try {
-            buffer.forEachFlushedMessage(msg -> {
-                if (msg instanceof ByteBuf) {
-                    bytes[0] += ((ByteBuf) msg).readableBytes();
-                }
-                return true;
-            });
-        } catch (Exception cannotHappen) { // the visitor throws nothing
-            throw new IllegalStateException(cannotHappen);
-        }
-        return bytes[0];
-    }
-
     /**
      * What a failed close reports: the channel's unwritten bytes plus what UDT still holds. UDT tells
      * its send buffer in packets, so the count is an upper bound (every packet taken as full).
@@ -819,7 +800,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         } catch (ExceptionUDT | RuntimeException gone) {
             // the socket is gone: only the unwritten part is known
         }
-        return new UndeliveredDataException(remote, unwrittenBytes() + held, false, true, why);
+        return new UndeliveredDataException(remote, LingeringChannels.unwrittenBytes(this) + held, false, true, why);
     }
 
     private void lingerThen(long deadline, Runnable closeTask) {

@@ -2,6 +2,7 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.ConnectionStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
@@ -481,7 +482,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         if (l == null || l.finished) {
             return;
         }
-        if (!connection.isClosed() && !l.finRequested && unwrittenBytes() == 0) {
+        if (!connection.isClosed() && !l.finRequested && LingeringChannels.unwrittenBytes(this) == 0) {
             l.finRequested = true;
             connection.close(System.nanoTime()); // the FIN follows the queued bytes
             endpoint.afterCall(this);
@@ -490,7 +491,7 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         if (connection.isEndOfStreamAcknowledged()) {
             finishLingering(null);
         } else if (connection.isClosed() && connection.isInputShutdown() && connection.unacknowledgedBytes() == 0
-                && unwrittenBytes() == 0) {
+                && LingeringChannels.unwrittenBytes(this) == 0) {
             finishLingering(null); // the peer ended its side holding every byte; only our FIN went unconfirmed
         } else if (connection.isClosed()) {
             Throwable cause = connection.closeCause();
@@ -500,26 +501,8 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
     }
 
     private UndeliveredDataException undelivered(String why) {
-        return new UndeliveredDataException(remote, connection.unacknowledgedBytes() + unwrittenBytes(),
+        return new UndeliveredDataException(remote, connection.unacknowledgedBytes() + LingeringChannels.unwrittenBytes(this),
                 connection.isEndOfStreamAcknowledged(), false, why);
-    }
-
-    /** Bytes still in the channel's outbound buffer, not yet taken by the connection. */
-    private long unwrittenBytes() {
-        ChannelOutboundBuffer buffer = unsafe().outboundBuffer();
-        if (buffer == null) {
-            return 0;
-        }
-        long[] bytes = {0};
-        try {
-            buffer.forEachFlushedMessage(msg -> {
-                bytes[0] += ((ByteBuf) msg).readableBytes();
-                return true;
-            });
-        } catch (Exception cannotHappen) { // the visitor throws nothing
-            throw new IllegalStateException(cannotHappen);
-        }
-        return bytes[0];
     }
 
     private void finishLingering(UndeliveredDataException failure) {
