@@ -66,36 +66,11 @@ class UtpChannelTest {
     }
 
     private Channel digestServer(String host, ChannelOptions options) throws InterruptedException {
-        return ferry.listen("utp://" + host + ":0", new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                    final MessageDigest digest = sha256();
-
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        digest.update(((ByteBuf) msg).nioBuffer());
-                        ReferenceCountUtil.release(msg);
-                    }
-
-                    @Override
-                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
-                            ctx.writeAndFlush(Unpooled.wrappedBuffer(digest.digest()))
-                                    .addListener(f -> answeredCloses.add(ctx.channel().close()));
-                        }
-                    }
-                });
-            }
-        }, options.toBuilder().set(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true).build()).sync().channel();
+        return DigestServer.listen(ferry, host, options, answeredCloses);
     }
 
     private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return DigestServer.sha256();
     }
 
     /** Sends {@code payload}, half-closes, and returns the digest the server answers with. */

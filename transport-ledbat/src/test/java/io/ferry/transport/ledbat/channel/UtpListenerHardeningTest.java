@@ -75,35 +75,8 @@ class UtpListenerHardeningTest {
         ferry.close();
     }
 
-    /** A listener whose connections digest everything they receive and answer with the SHA-256 at end of stream. */
     private Channel digestServer(ChannelOptions options) throws InterruptedException {
-        return ferry.listen("utp://127.0.0.1:0", new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                    final MessageDigest digest = sha256();
-
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        digest.update(((ByteBuf) msg).nioBuffer());
-                        ReferenceCountUtil.release(msg);
-                    }
-
-                    @Override
-                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
-                            ctx.writeAndFlush(Unpooled.wrappedBuffer(digest.digest()))
-                                    .addListener(f -> answeredCloses.add(ctx.channel().close()));
-                        }
-                    }
-
-                    @Override
-                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                        ctx.close();
-                    }
-                });
-            }
-        }, options.toBuilder().set(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true).build()).sync().channel();
+        return DigestServer.listen(ferry, "127.0.0.1", options, answeredCloses);
     }
 
     /** A connected client that completes {@link #answer} with the 32-byte digest its server sends back. */
@@ -173,11 +146,7 @@ class UtpListenerHardeningTest {
     }
 
     private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return DigestServer.sha256();
     }
 
     private static long usedHeapAfterGc() {
