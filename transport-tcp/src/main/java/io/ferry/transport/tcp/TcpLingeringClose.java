@@ -48,6 +48,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     private Duration linger = FerryChannelOption.DEFAULT_LINGER;
     private final List<ChannelPromise> promises = new ArrayList<>(2);
     private boolean started;
+    private volatile boolean aborting;
     private boolean finished;
     private long deadlineNanos;
     private long lastUnacknowledged = -1;
@@ -65,10 +66,18 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
         return linger;
     }
 
+    /** The next close is an abort: it passes straight through (the caller has set {@code SO_LINGER=0}). */
+    void abortOnClose() {
+        aborting = true;
+    }
+
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
         Channel ch = ctx.channel();
         if (started) {
+            if (aborting && !finished) { // an abort cuts a lingering close short
+                finish(ctx, failure((EpollSocketChannel) ch, "the connection was aborted"), true);
+            }
             if (finished || promise.isVoid()) {
                 ctx.close(promise);
             } else {
@@ -76,7 +85,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
             }
             return;
         }
-        if (!ch.isActive() || !(ch instanceof EpollSocketChannel)) {
+        if (aborting || !ch.isActive() || !(ch instanceof EpollSocketChannel)) {
             ctx.close(promise);
             return;
         }

@@ -273,6 +273,10 @@ public final class TcpTransport implements Transport {
 
     @Override
     public ChannelFuture abort(Channel channel) {
+        TcpLingeringClose lingering = TcpLingeringClose.of(channel);
+        if (lingering != null) {
+            lingering.abortOnClose();
+        }
         try {
             channel.config().setOption(ChannelOption.SO_LINGER, 0);
         } catch (ChannelException alreadyClosed) {

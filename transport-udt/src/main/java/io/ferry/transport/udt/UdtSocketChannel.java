@@ -254,9 +254,21 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         return finReceived || socket.status() != StatusUDT.CONNECTED;
     }
 
+    /**
+     * How long a graceful close stays after the last bytes it read: UDT acknowledges received data on
+     * its 10 ms ACK timer, and a socket closed before that leaves the peer's last bytes unacknowledged,
+     * so the peer's own close would report them undelivered though they were read here.
+     */
+    private static final long ACK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    private long lastReadNanos;
+
     @Override
     protected int doReadBytes(ByteBuf buf) throws Exception {
-        return readBytes(buf);
+        int n = readBytes(buf);
+        if (n != 0) {
+            lastReadNanos = System.nanoTime();
+        }
+        return n;
     }
 
     private int readBytes(ByteBuf buf) throws Exception {
@@ -763,12 +775,13 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     private void drainThenClose() {
         boolean expired = System.nanoTime() >= closing.deadlineNanos;
         boolean connectedStill = socket.status() == StatusUDT.CONNECTED;
-        if (isOpen() && connectedStill && LingeringChannels.unwrittenBytes(this) > 0 && !expired) {
+        if (isOpen() && connectedStill && LingeringChannels.unwrittenBytes(this) > 0 && !expired && !aborting) {
             eventLoop().schedule(this::drainThenClose, 1, TimeUnit.MILLISECONDS);
             return;
         }
         if (LingeringChannels.unwrittenBytes(this) > 0) {
-            closing.failure = undelivered(expired ? "LINGER " + closing.linger + " ran out" : "the connection broke");
+            closing.failure = undelivered(aborting ? "the connection was aborted"
+                    : expired ? "LINGER " + closing.linger + " ran out" : "the connection broke");
         }
         closeAndComplete();
     }
@@ -822,6 +835,12 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
      * the connection broke; the last two record the close's failure.
      */
     private boolean lingerDone(long deadline) throws ExceptionUDT {
+        if (aborting) { // an abort cuts a lingering close short
+            if (socket.getOption(OptionUDT.UDT_SNDDATA) > 0 || LingeringChannels.unwrittenBytes(this) > 0) {
+                giveUp("the connection was aborted");
+            }
+            return true;
+        }
         boolean expired = System.nanoTime() >= deadline;
         if (socket.status() != StatusUDT.CONNECTED) {
             if ((mode == UdtSettings.StreamMode.FRAMED && !finSent) || socket.getOption(OptionUDT.UDT_SNDDATA) > 0) {
@@ -845,7 +864,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             }
         }
         if (socket.getOption(OptionUDT.UDT_SNDDATA) == 0) {
-            return true;
+            // all ours is acknowledged; stay until UDT's ACK timer has acknowledged what we last read
+            return expired || System.nanoTime() - lastReadNanos >= ACK_GRACE_NANOS;
         }
         if (expired) {
             giveUp("LINGER " + closing.linger + " ran out");
