@@ -28,21 +28,25 @@ public final class StreamingFlow implements MeasuredFlow {
     private final AtomicLong received;
     private final Channel listener;
     private final Channel client;
+    private final java.util.Queue<Channel> accepted;
 
-    private StreamingFlow(String label, Channel listener, Channel client, AtomicLong received) {
+    private StreamingFlow(String label, Channel listener, Channel client, AtomicLong received, java.util.Queue<Channel> accepted) {
         this.label = label;
         this.listener = listener;
         this.client = client;
         this.received = received;
+        this.accepted = accepted;
     }
 
     /** Starts a flow over {@code scheme} with {@code options} on both sides and returns once it is connected. */
     public static StreamingFlow start(String label, String scheme, ChannelOptions options, Peer client, Peer server) throws Exception {
         AtomicLong counter = new AtomicLong();
+        java.util.Queue<Channel> accepted = new java.util.concurrent.ConcurrentLinkedQueue<>();
         Channel listener = server.call(() -> server.transports().listen(scheme + "://" + server.host().address() + ":0",
                 new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        accepted.add(ch);
                         ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -83,7 +87,7 @@ public final class StreamingFlow implements MeasuredFlow {
                             ctx.close();
                         }
                     }, options).sync().channel());
-            return new StreamingFlow(label, listener, ch, counter);
+            return new StreamingFlow(label, listener, ch, counter, accepted);
         } catch (Exception e) {
             listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
             throw e;
@@ -105,10 +109,16 @@ public final class StreamingFlow implements MeasuredFlow {
         return client.isActive() ? Optional.of(FerryChannels.statistics(client)) : Optional.empty();
     }
 
-    /** Stops sending and closes both ends. */
+    /**
+     * Stops the flow at once: both ends are aborted (what the sender still had queued is dropped, as a
+     * measured flow ends at a point in time, not when its queue drains), then the listener closes.
+     */
     @Override
     public void close() {
-        client.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        FerryChannels.abort(client).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        for (Channel ch : accepted) {
+            FerryChannels.abort(ch).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
         listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }

@@ -95,8 +95,12 @@ public record Transfer(String scheme, ChannelOptions clientOptions, ChannelOptio
                 results.add(new TransferResult(false, sizes.get(i), 0, seconds(start), "connect failed: " + describe(e)));
             }
         } finally {
-            for (Channel ch : channels) {
-                ch.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            // A verified transfer's sender has nothing left unacknowledged: a graceful close. One that
+            // failed or timed out is aborted, or its close would linger for data the study gave up on.
+            for (int i = 0; i < channels.size(); i++) {
+                Channel ch = channels.get(i);
+                boolean verified = i < results.size() && results.get(i).ok();
+                (verified ? ch.close() : io.ferry.transport.FerryChannels.abort(ch)).awaitUninterruptibly(5, TimeUnit.SECONDS);
             }
             listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
