@@ -809,11 +809,21 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     private UndeliveredDataException undelivered(String why) {
         long held = 0;
         try {
-            held = (long) Math.max(0, socket.getOption(OptionUDT.UDT_SNDDATA)) * (config.settings().mss - UdtSettings.HEADERS);
+            held = (long) dataPacketsUnacknowledged() * (config.settings().mss - UdtSettings.HEADERS);
         } catch (ExceptionUDT | RuntimeException gone) {
             // the socket is gone: only the unwritten part is known
         }
         return new UndeliveredDataException(remote, LingeringChannels.unwrittenBytes(this) + held, false, true, why);
+    }
+
+    /**
+     * Packets of application data UDT still holds unacknowledged. UDT acknowledges in order, and in
+     * framed mode the end-of-stream frame is the last packet queued, so once it was sent it is one of
+     * the packets counted and the others are data.
+     */
+    private int dataPacketsUnacknowledged() throws ExceptionUDT {
+        int packets = Math.max(0, socket.getOption(OptionUDT.UDT_SNDDATA));
+        return mode == UdtSettings.StreamMode.FRAMED && finSent ? Math.max(0, packets - 1) : packets;
     }
 
     private void lingerThen(long deadline, Runnable closeTask) {
@@ -843,7 +853,10 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         }
         boolean expired = System.nanoTime() >= deadline;
         if (socket.status() != StatusUDT.CONNECTED) {
-            if ((mode == UdtSettings.StreamMode.FRAMED && !finSent) || socket.getOption(OptionUDT.UDT_SNDDATA) > 0) {
+            // The peer closed. If every byte of data was acknowledged, only our end-of-stream frame may
+            // be missing there: like a peer that ended its side holding everything, that is delivered.
+            if ((mode == UdtSettings.StreamMode.FRAMED && !finSent) || dataPacketsUnacknowledged() > 0
+                    || LingeringChannels.unwrittenBytes(this) > 0) {
                 giveUp("the connection broke");
             }
             return true;
