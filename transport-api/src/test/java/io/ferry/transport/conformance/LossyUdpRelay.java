@@ -29,6 +29,9 @@ public final class LossyUdpRelay implements ImpairedPath {
     private final Thread sender;
     private volatile SocketAddress client;
     private volatile boolean blackhole;
+    /** The sequence number of the last 20-byte-or-longer datagram relayed from the server, and from the client. */
+    private volatile int lastServerSeq = -1;
+    private volatile int lastClientSeq = -1;
     private final java.util.concurrent.CompletableFuture<Integer> clientConnectionId = new java.util.concurrent.CompletableFuture<>();
 
     private record Pending(long due, byte[] data, SocketAddress to) {
@@ -57,6 +60,16 @@ public final class LossyUdpRelay implements ImpairedPath {
     /** The connection id on the first packet after the client's SYN (for tests that forge packets of a connection). */
     public java.util.concurrent.CompletableFuture<Integer> firstClientConnectionId() {
         return clientConnectionId;
+    }
+
+    /** BEP 29's {@code seq_nr} of the last packet relayed from the server (-1 before any). */
+    public int lastServerSeq() {
+        return lastServerSeq;
+    }
+
+    /** BEP 29's {@code seq_nr} of the last packet relayed from the client (-1 before any). */
+    public int lastClientSeq() {
+        return lastClientSeq;
     }
 
     /** Sends {@code datagram} to the server from the relay's socket, so that it appears to come from the client. */
@@ -96,7 +109,13 @@ public final class LossyUdpRelay implements ImpairedPath {
             SocketAddress to;
             if (from.equals(server)) {
                 to = client;
+                if (p.getLength() >= 20) {
+                    lastServerSeq = ((p.getData()[16] & 0xFF) << 8) | (p.getData()[17] & 0xFF);
+                }
             } else {
+                if (p.getLength() >= 20) {
+                    lastClientSeq = ((p.getData()[16] & 0xFF) << 8) | (p.getData()[17] & 0xFF);
+                }
                 client = from;
                 to = server;
                 if (p.getLength() >= 4 && (p.getData()[0] & 0xF0) != 0x40 && !clientConnectionId.isDone()) {
