@@ -255,11 +255,14 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     }
 
     /**
-     * How long a graceful close stays after the last bytes it read: UDT acknowledges received data on
-     * its 10 ms ACK timer, and a socket closed before that leaves the peer's last bytes unacknowledged,
-     * so the peer's own close would report them undelivered though they were read here.
+     * How long a graceful close stays after the last bytes it read, at least: UDT acknowledges received
+     * data on its 10 ms ACK timer and repeats an acknowledgement every two round trips until the peer
+     * confirms it, and a socket closed before the peer has one leaves the peer's last bytes
+     * unacknowledged, so the peer's own close would report them undelivered though they were read here.
+     * 100 ms, or four round trips on a longer path, covers several lost acknowledgements (25 ms, two
+     * tries at 10 ms RTT, lost both about once in a hundred closes through a path with 2 % loss).
      */
-    private static final long ACK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    private static final long ACK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private long lastReadNanos;
 
     @Override
@@ -878,12 +881,21 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         }
         if (socket.getOption(OptionUDT.UDT_SNDDATA) == 0) {
             // all ours is acknowledged; stay until UDT's ACK timer has acknowledged what we last read
-            return expired || System.nanoTime() - lastReadNanos >= ACK_GRACE_NANOS;
+            return expired || System.nanoTime() - lastReadNanos >= ackGraceNanos();
         }
         if (expired) {
             giveUp("LINGER " + closing.linger + " ran out");
         }
         return expired;
+    }
+
+    private long ackGraceNanos() {
+        try {
+            socket.updateMonitor(false);
+            return Math.max(ACK_GRACE_NANOS, (long) (4 * socket.monitor().currentMillisRTT() * 1e6));
+        } catch (ExceptionUDT gone) {
+            return ACK_GRACE_NANOS;
+        }
     }
 
     private void giveUp(String why) throws ExceptionUDT {
