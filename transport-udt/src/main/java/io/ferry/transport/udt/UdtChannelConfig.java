@@ -36,12 +36,15 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
     private final UdtSettings settings;
     private volatile Duration linger;
     private volatile boolean allowHalfClosure;
+    /** The user's rate ceiling under {@code ferry}, which paces through UDT_MAXBW itself. */
+    private volatile long rateCeiling;
 
     UdtChannelConfig(Channel channel, SocketUDT socket, UdtSettings settings) {
         super(channel);
         this.socket = socket;
         this.settings = settings;
         this.linger = settings.linger;
+        this.rateCeiling = settings.maxBandwidth;
         if (settings.isMessageMode()) {
             // A UDT message is delivered whole only into a buffer that can hold it.
             setRecvByteBufAllocator(new FixedRecvByteBufAllocator(settings.maxMessageSize));
@@ -51,6 +54,11 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
     /** How long a graceful close waits for the peer ({@link FerryChannelOption#LINGER}). */
     Duration lingerDuration() {
         return linger;
+    }
+
+    /** The ceiling of the sending rate, bytes per second, or −1 for none. */
+    long rateCeiling() {
+        return rateCeiling;
     }
 
     /** The settings the channel was created with (mode, linger). */
@@ -104,7 +112,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
             } else if (option == UdtChannelOption.FLOW_WINDOW) {
                 return socket.getOption(OptionUDT.UDT_FC);
             } else if (option == UdtChannelOption.MAX_BANDWIDTH) {
-                return socket.getOption(OptionUDT.UDT_MAXBW);
+                return settings.usesFerryRateControl() ? rateCeiling : socket.getOption(OptionUDT.UDT_MAXBW);
             } else if (option == FerryChannelOption.LINGER) {
                 return linger;
             } else if (option == UdtChannelOption.RENDEZVOUS) {
@@ -139,7 +147,11 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
             } else if (option == UdtChannelOption.FLOW_WINDOW) {
                 socket.setOption(OptionUDT.UDT_FC, (Integer) value);
             } else if (option == UdtChannelOption.MAX_BANDWIDTH) {
-                socket.setOption(OptionUDT.UDT_MAXBW, (Long) value);
+                if (settings.usesFerryRateControl()) {
+                    rateCeiling = (Long) value; // the rate control keeps UDT_MAXBW at or below it
+                } else {
+                    socket.setOption(OptionUDT.UDT_MAXBW, (Long) value);
+                }
             } else if (option == FerryChannelOption.LINGER) {
                 FerryChannelOption.LINGER.validate((Duration) value);
                 socket.setOption(OptionUDT.UDT_LINGER, UdtSettings.nativeLinger((Duration) value));

@@ -1,13 +1,19 @@
 package io.ferry.transport.udt;
 
 import com.barchart.udt.ExceptionUDT;
+import com.barchart.udt.OptionUDT;
 import com.barchart.udt.SocketUDT;
+import com.barchart.udt.TypeUDT;
 import com.barchart.udt.nio.ChannelUDT;
 import com.barchart.udt.nio.ServerSocketChannelUDT;
 import com.barchart.udt.nio.SocketChannelUDT;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.channels.Channel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -97,6 +103,9 @@ public final class UdtRuntime {
         synchronized (LOCK) {
             acquire();
             try {
+                if (settings.usesFerryRateControl()) {
+                    anchorGarbageCollectorThread();
+                }
                 opened = opener.open();
             } catch (IOException | RuntimeException e) {
                 release();
@@ -173,7 +182,63 @@ public final class UdtRuntime {
             }
             running = false;
             cleanedUp = true;
+            anchored = false;
         }
+    }
+
+    /*
+     * UDT's garbage-collector thread deletes every closed socket, and barchart's JNI attaches it to the
+     * JVM when that socket had a Java congestion control (PacedCcc), without ever running Java code of
+     * Ferry's there: nothing could make it detach (AttachedThreads), and when cleanup ends it, it would
+     * stay in the JVM as a dead non-daemon thread, keeping the JVM from exiting. One idle loopback
+     * connection under PacedCcc, opened with the first such socket and left connected, fixes that: at
+     * cleanup the garbage collector closes every socket still open itself, so PacedCcc.close() runs on
+     * it, and the thread detaches as it ends. The connection costs two loopback UDP ports and their two
+     * UDT threads while the runtime runs. Its Java objects are kept for good: barchart's finalizer would
+     * otherwise close socket ids that belong to nothing, or to a later socket.
+     */
+    private static boolean anchored;
+    private static final List<SocketUDT> ANCHORS = new ArrayList<>();
+    private static final int ANCHOR_BUFFER = 64 * 1024;
+
+    private static void anchorGarbageCollectorThread() {
+        if (anchored || !AttachedThreads.available()) {
+            return;
+        }
+        List<SocketUDT> opened = new ArrayList<>();
+        try {
+            SocketUDT listener = anchorSocket(opened);
+            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            listener.listen(1);
+            SocketUDT client = anchorSocket(opened);
+            client.setOption(OptionUDT.UDT_CC, new PacedCcc.Factory(UdtSettings.DEFAULT_MSS, 32));
+            client.connect(listener.getLocalSocketAddress());
+            opened.add(listener.accept());
+            anchored = true;
+            ANCHORS.addAll(opened);
+        } catch (ExceptionUDT | RuntimeException e) {
+            for (SocketUDT socket : opened) {
+                try {
+                    socket.close();
+                } catch (ExceptionUDT ignore) {
+                    // gone either way
+                }
+            }
+            ANCHORS.addAll(opened);
+            throw new IllegalStateException("UDT could not open the loopback connection that lets its threads leave the JVM: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static SocketUDT anchorSocket(List<SocketUDT> opened) throws ExceptionUDT {
+        SocketUDT socket = new SocketUDT(TypeUDT.STREAM);
+        opened.add(socket);
+        socket.setBlocking(true);
+        socket.setOption(OptionUDT.UDT_SNDBUF, ANCHOR_BUFFER);
+        socket.setOption(OptionUDT.UDT_RCVBUF, ANCHOR_BUFFER);
+        socket.setOption(OptionUDT.UDP_SNDBUF, ANCHOR_BUFFER);
+        socket.setOption(OptionUDT.UDP_RCVBUF, ANCHOR_BUFFER);
+        return socket;
     }
 
     /**

@@ -42,8 +42,12 @@ final class UdtSettings {
     /** IP and UDP headers inside UDT's MSS. */
     static final int HEADERS = 28;
 
-    /** Congestion control names accepted: UDT has one built-in algorithm (rate-based, DAIMD). */
+    /** UDT4's own congestion control: rate-based DAIMD, which lowers the rate on every loss report. */
     static final String NATIVE_CC = "udt";
+    /** Ferry's rate control inside UDT ({@link DelayRateControl}): paced by queuing delay, not random loss. */
+    static final String FERRY_CC = "ferry";
+    static final Set<String> CONGESTION_CONTROLS = Set.of(NATIVE_CC, FERRY_CC);
+    static final String DEFAULT_CC = FERRY_CC;
 
     static final Set<ChannelOption<?>> UDT_OPTIONS = Set.of(
             UdtChannelOption.UDT_SEND_BUFFER, UdtChannelOption.UDT_RECEIVE_BUFFER, UdtChannelOption.UDP_SEND_BUFFER,
@@ -77,6 +81,8 @@ final class UdtSettings {
     final InetSocketAddress bindAddress;
     final boolean reuseAddress;
     final int backlog;
+    /** {@link #NATIVE_CC} or {@link #FERRY_CC}. */
+    final String congestionControl;
     /** The Netty options to set on the channel's config. */
     final Map<ChannelOption<?>, Object> nettyOptions;
 
@@ -131,12 +137,12 @@ final class UdtSettings {
         }
         this.reuseAddress = options.get(ChannelOption.SO_REUSEADDR).orElse(true);
         this.backlog = options.get(ChannelOption.SO_BACKLOG).orElse(1024);
-        options.get(FerryChannelOption.CONGESTION_CONTROL).ifPresent(cc -> {
-            if (!NATIVE_CC.equals(cc)) {
-                throw new UnsupportedOptionException("UDT has one congestion control, '" + NATIVE_CC
-                        + "' (rate-based DAIMD); '" + cc + "' is not available");
-            }
-        });
+        this.congestionControl = options.get(FerryChannelOption.CONGESTION_CONTROL).orElse(DEFAULT_CC);
+        if (!CONGESTION_CONTROLS.contains(congestionControl)) {
+            throw new UnsupportedOptionException("UDT's congestion control is '" + FERRY_CC + "' (Ferry's rate control: "
+                    + "paced by queuing delay, random loss does not slow it) or '" + NATIVE_CC
+                    + "' (UDT4's own DAIMD); '" + congestionControl + "' is not available");
+        }
         Map<ChannelOption<?>, Object> netty = new LinkedHashMap<>();
         options.asMap().forEach((option, value) -> {
             if (NETTY_OPTIONS.contains(option) && option != ChannelOption.SO_BACKLOG && option != ChannelOption.SO_REUSEADDR) {
@@ -178,6 +184,10 @@ final class UdtSettings {
         return of(options.toBuilder().set(UdtChannelOption.MSS, fitted).build());
     }
 
+    boolean usesFerryRateControl() {
+        return FERRY_CC.equals(congestionControl);
+    }
+
     boolean isMessageMode() {
         return mode == StreamMode.MESSAGE;
     }
@@ -191,7 +201,13 @@ final class UdtSettings {
         socket.setOption(OptionUDT.UDT_RCVBUF, udtReceiveBuffer);
         socket.setOption(OptionUDT.UDP_SNDBUF, udpSendBuffer);
         socket.setOption(OptionUDT.UDP_RCVBUF, udpReceiveBuffer);
-        socket.setOption(OptionUDT.UDT_MAXBW, maxBandwidth);
+        if (usesFerryRateControl()) {
+            // UDT copies the control to every connection the socket makes or accepts
+            socket.setOption(OptionUDT.UDT_CC, new PacedCcc.Factory(mss, flowWindow));
+            socket.setOption(OptionUDT.UDT_MAXBW, new DelayRateControl(mss, maxBandwidth).bytesPerSecond());
+        } else {
+            socket.setOption(OptionUDT.UDT_MAXBW, maxBandwidth);
+        }
         socket.setOption(OptionUDT.UDT_LINGER, nativeLinger(linger));
         socket.setOption(OptionUDT.UDT_REUSEADDR, reuseAddress);
         if (rendezvous) {

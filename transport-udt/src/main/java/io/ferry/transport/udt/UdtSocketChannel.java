@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -377,6 +378,9 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (pacing == null && config.settings().usesFerryRateControl()) {
+            startPacing();
+        }
         if (peerGoneWhileUnread != null) {
             failAll(in, peerGoneWhileUnread);
             return;
@@ -920,6 +924,49 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         } finally {
             UdtRuntime.closeAndRelease(udt, released);
         }
+    }
+
+    // ------------------------------------------------------------------ rate control
+
+    /** How often the rate control reads UDT's monitor: UDT acknowledges every 10 ms. */
+    static final long PACING_TICK_MILLIS = 10;
+
+    /** Ferry's rate control, from the first write on (event loop), or null. */
+    private DelayRateControl pacing;
+    private ScheduledFuture<?> pacingTick;
+    private long pacedRate;
+
+    private void startPacing() {
+        pacing = new DelayRateControl(config.settings().mss, config.rateCeiling());
+        pacedRate = pacing.bytesPerSecond();
+        pacingTick = eventLoop().scheduleAtFixedRate(this::pace, PACING_TICK_MILLIS, PACING_TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** One reading of UDT's monitor into the rate control, and the rate it gives into UDT_MAXBW. */
+    private void pace() {
+        if (!isOpen()) {
+            pacingTick.cancel(false);
+            return;
+        }
+        try {
+            socket.updateMonitor(false);
+            MonitorUDT m = socket.monitor();
+            long sent = m.globalSentTotal();
+            long acked = sent - Math.max(0, m.globalRetransmittedTotal()) - Math.max(0, m.currentFlightSize());
+            pacing.ceiling(config.rateCeiling());
+            long rate = pacing.onSample(System.nanoTime(), m.currentMillisRTT(), sent, Math.max(0, m.globalSenderLost()), acked);
+            if (Math.abs(rate - pacedRate) * 100 > pacedRate) {
+                socket.setOption(OptionUDT.UDT_MAXBW, rate);
+                pacedRate = rate;
+            }
+        } catch (ExceptionUDT closedMeanwhile) {
+            pacingTick.cancel(false);
+        }
+    }
+
+    /** The rate control's state, for logs and tests; null unless {@code ferry} paces this channel. */
+    String pacingState() {
+        return pacing == null ? null : pacing.toString();
     }
 
     // ------------------------------------------------------------------ statistics

@@ -85,6 +85,7 @@ class UdtTransportTest {
                 .set(UdtChannelOption.UDP_RECEIVE_BUFFER, 2 << 20)
                 .set(UdtChannelOption.MAX_BANDWIDTH, 50_000_000L)
                 .set(FerryChannelOption.LINGER, Duration.ofSeconds(3))
+                .set(FerryChannelOption.CONGESTION_CONTROL, "udt") // under "ferry" UDT_MAXBW is the pace it sets
                 .build();
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
         Channel server = listen(options, accepted::complete);

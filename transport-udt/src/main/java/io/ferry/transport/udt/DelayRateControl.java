@@ -1,0 +1,321 @@
+package io.ferry.transport.udt;
+
+/**
+ * Ferry's rate control for UDT ({@code CONGESTION_CONTROL=ferry}): a sending rate steered by the queue
+ * it builds, not by the losses it sees.
+ *
+ * <p>UDT4's own control (DAIMD, {@code udt}) lowers the sending rate on every loss report, so random
+ * loss that no queue caused starves it: at 25 % loss each way it moves a few kilobytes a second. This
+ * control reads what UDT already measures (its smoothed RTT, packets sent, retransmitted and reported
+ * lost, packets in flight) once per round of {@code max(min RTT, 40 ms)} and sets the rate UDT paces at:
+ * <ul>
+ *   <li><b>the queue decides</b>: the queuing delay is the smoothed RTT less the smallest RTT of the
+ *       last ten minutes, extrapolated one round ahead (UDT smooths its RTT over about 80 ms). The
+ *       target is a quarter of the minimum RTT, between 5 and 30 ms;</li>
+ *   <li><b>start-up</b> multiplies the rate by 1.5 each round until the first queue appears, then
+ *       drops it to 85 % of the rate acknowledged in the last round (what the bottleneck passed), but
+ *       not below 40 %, so that the queue the growth built drains;</li>
+ *   <li><b>after start-up</b> FAST TCP's update acts on the rate: each round it moves a quarter of the
+ *       way towards {@code rate × (minRTT + target) / (minRTT + queue)} plus ten packets per round
+ *       trip, so it grows while the queue is below the target, falls in proportion when it is above,
+ *       and flows that share a queue converge to equal rates;</li>
+ *   <li><b>random loss does not cut the rate</b>; loss <em>above</em> the path's usual loss does. The
+ *       fraction of packets reported lost each round (against the packets sent a round trip before) is
+ *       compared with its mean (the average of the first four rounds, then following a fall within a few
+ *       rounds and a rise over some 16):
+ *       more than 1.5 × the mean + 2 % two rounds in a row, or more than
+ *       twice the mean + 10 % once (at least 50 packets sent), is a buffer overflowing that the queue
+ *       signal could not show (a buffer shallower than the target), and cuts the rate to 70 %; growth then
+ *       stays additive near the rate that overflowed;</li>
+ *   <li>a rate that the sender does not reach (the application writes less, or the CPU is the limit)
+ *       does not grow further.</li>
+ * </ul>
+ * The result yields to a flow that fills buffers (loss-based TCP behind a deep queue takes most of the
+ * link, as with Vegas), and is not more aggressive than that behind a shallow one.
+ *
+ * <p>Not thread-safe: one channel's event loop feeds it.
+ */
+final class DelayRateControl {
+
+    /** The rate before the first measurement: 10 Mbit/s. */
+    static final long INITIAL_BYTES_PER_SECOND = 1_250_000;
+    /** Never slower than this. */
+    static final long MIN_BYTES_PER_SECOND = 32 * 1024;
+    static final double MIN_ROUND_MS = 40;
+    static final double MIN_TARGET_MS = 5;
+    static final double MAX_TARGET_MS = 30;
+    static final double STARTUP_EXIT_FACTOR = 0.4;
+    static final double LOSS_CUT_FACTOR = 0.7;
+    static final int MIN_PACKETS_FOR_LOSS = 50;
+    static final int LOSS_CALIBRATION_ROUNDS = 4;
+    /** How long UDT's smoothed RTT is left to converge after the first acknowledgement. */
+    static final long WARM_UP_NANOS = 500_000_000L;
+    static final double UDT_INITIAL_RTT_MS = 100;
+    static final double GAMMA = 0.25;
+    static final double STARTUP_GAIN = 1.5;
+    static final double ADDITIVE_PACKETS_PER_RTT = 10;
+
+    private final int packetBytes;
+    private double maxPps;
+    private double minPps;
+
+    private double pps;
+    private boolean startup = true;
+    private boolean measuring;
+    private boolean acknowledged;
+    private long firstAck;
+
+    private double minRttMs = Double.NaN;
+    static final int RTT_BUCKETS = 10;
+    static final long BUCKET_NANOS = 60_000_000_000L;
+    private final double[] bucketMin = filled(RTT_BUCKETS, Double.POSITIVE_INFINITY);
+    private int bucket;
+    private long bucketStart;
+
+    private long roundStart;
+    private long roundSent;
+    private long roundLost;
+    private long roundAcked;
+    private double lossMean = Double.NaN;
+    private int holdRounds;
+    private double lossCutPps = Double.POSITIVE_INFINITY;
+    private double lastQueueMs;
+    private int lossStrikes;
+    private int lossRounds;
+
+    /** Readings kept to match reported losses with the packets sent a round trip before. */
+    static final int HISTORY = 256;
+    private final long[] historyTime = new long[HISTORY];
+    private final long[] historySent = new long[HISTORY];
+    private int historyNext;
+    private long historyCount;
+
+    private long rounds;
+    private long queueCuts;
+    private long lossCuts;
+
+    /**
+     * @param packetBytes    UDT's MSS: the bytes UDT counts per packet when it paces
+     * @param maxBytesPerSec the user's ceiling, or a value ≤ 0 for none
+     */
+    DelayRateControl(int packetBytes, long maxBytesPerSec) {
+        this.packetBytes = packetBytes;
+        this.pps = (double) INITIAL_BYTES_PER_SECOND / packetBytes;
+        ceiling(maxBytesPerSec);
+    }
+
+    /** Sets the user's ceiling, bytes per second, or a value ≤ 0 for none. */
+    void ceiling(long maxBytesPerSec) {
+        this.maxPps = maxBytesPerSec > 0 ? (double) maxBytesPerSec / packetBytes : Double.MAX_VALUE;
+        this.minPps = Math.min(this.maxPps, (double) MIN_BYTES_PER_SECOND / packetBytes);
+        this.pps = Math.min(this.maxPps, this.pps);
+    }
+
+    /** The rate to pace at, in bytes per second of UDT packets (what {@code UDT_MAXBW} takes). */
+    long bytesPerSecond() {
+        return Math.max(1, Math.round(pps * packetBytes));
+    }
+
+    /**
+     * Feeds one reading of UDT's monitor.
+     *
+     * @param now          {@link System#nanoTime()}
+     * @param rttMs        UDT's smoothed RTT
+     * @param sentTotal    data packets sent, retransmissions included
+     * @param lostTotal    packets the peer reported lost
+     * @param ackedTotal   packets acknowledged (sent − retransmitted − in flight)
+     * @return the rate to pace at now, bytes per second
+     */
+    long onSample(long now, double rttMs, long sentTotal, long lostTotal, long ackedTotal) {
+        remember(now, sentTotal);
+        if (!measuring) {
+            // UDT's RTT is a 100 ms guess until the first acknowledgement, and then converges 1/8 per
+            // acknowledgement (every 10 ms) on both ends: on a path longer than 100 ms the early values
+            // are too low and would pass for the base RTT for ten minutes. Below the guess it falls
+            // towards the truth, which the minimum follows; at or above it, hold the first rate a while.
+            if (ackedTotal <= 0 || !(rttMs > 0)) {
+                return bytesPerSecond();
+            }
+            if (!acknowledged) {
+                acknowledged = true;
+                firstAck = now;
+            }
+            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && now - firstAck < WARM_UP_NANOS) {
+                return bytesPerSecond();
+            }
+            measuring = true;
+            bucketStart = now;
+            startRound(now, sentTotal, lostTotal, ackedTotal);
+        }
+        if (rttMs > 0) {
+            noteRtt(now, rttMs);
+        }
+        double roundMs = Math.max(minRttMs, MIN_ROUND_MS);
+        double elapsedMs = (now - roundStart) / 1e6;
+        if (elapsedMs < roundMs) {
+            return bytesPerSecond();
+        }
+        // losses are reported a round trip after the packets were sent: compare them with what was sent then
+        long lag = (long) (Math.max(rttMs, minRttMs) * 1e6);
+        long sentThen = sentAt(now - lag) - sentAt(roundStart - lag);
+        endRound(now, elapsedMs, rttMs, sentTotal - roundSent, sentThen, lostTotal - roundLost, ackedTotal - roundAcked);
+        startRound(now, sentTotal, lostTotal, ackedTotal);
+        return bytesPerSecond();
+    }
+
+    /** Packets sent by {@code time}, from the readings of the last {@link #HISTORY} samples. */
+    private long sentAt(long time) {
+        long best = historySent[(historyNext - 1 + HISTORY) % HISTORY];
+        for (int i = 1; i <= Math.min(historyCount, HISTORY); i++) {
+            int k = (historyNext - i + HISTORY) % HISTORY;
+            best = historySent[k];
+            if (historyTime[k] <= time) {
+                break;
+            }
+        }
+        return best;
+    }
+
+    private void remember(long now, long sentTotal) {
+        historyTime[historyNext] = now;
+        historySent[historyNext] = sentTotal;
+        historyNext = (historyNext + 1) % HISTORY;
+        historyCount++;
+    }
+
+    private void startRound(long now, long sentTotal, long lostTotal, long ackedTotal) {
+        roundAcked = ackedTotal;
+        roundStart = now;
+        roundSent = sentTotal;
+        roundLost = lostTotal;
+    }
+
+    /**
+     * The base RTT is the smallest RTT of the last ten minutes, kept as ten one-minute minima as
+     * LEDBAT keeps its base delay: long enough that a queue this control holds for a while does not
+     * become the base, short enough that a route that got longer is learnt.
+     */
+    private void noteRtt(long now, double rttMs) {
+        if (now - bucketStart >= BUCKET_NANOS) {
+            bucket = (bucket + 1) % RTT_BUCKETS;
+            bucketMin[bucket] = Double.POSITIVE_INFINITY;
+            bucketStart = now;
+        }
+        bucketMin[bucket] = Math.min(bucketMin[bucket], rttMs);
+        double min = Double.POSITIVE_INFINITY;
+        for (double m : bucketMin) {
+            min = Math.min(min, m);
+        }
+        minRttMs = min;
+    }
+
+    private void endRound(long now, double elapsedMs, double rttMs, long sent, long sentThen, long lost, long acked) {
+        rounds++;
+        double ackedPps = acked * 1000.0 / elapsedMs;
+        double measured = Math.max(0, rttMs - minRttMs);
+        double target = Math.min(MAX_TARGET_MS, Math.max(MIN_TARGET_MS, minRttMs / 4));
+        boolean draining = lastQueueMs - measured > target / 2;
+        double sentPps = sent * 1000.0 / elapsedMs;
+        boolean lossSignal = false;
+        if (sentThen >= MIN_PACKETS_FOR_LOSS) {
+            double fraction = Math.min(1, Math.max(0, (double) lost / sentThen));
+            if (lossRounds < LOSS_CALIBRATION_ROUNDS) {
+                // the path's loss is learnt over the first rounds: losses are reported late, and one
+                // early round can show none of them
+                lossRounds++;
+                lossMean = Double.isNaN(lossMean) ? fraction : lossMean + (fraction - lossMean) / lossRounds;
+            } else if (draining) {
+                // a queue that empties delivers, and so reports, the losses of several rounds at once
+                lossStrikes = 0;
+            } else if (fraction > lossMean * 1.5 + 0.02) {
+                // one round above is noise or a mismatch of what was sent when; two, or a flood, is overflow
+                lossStrikes++;
+                lossSignal = lossStrikes >= 2 || fraction > lossMean * 2 + 0.1;
+            } else {
+                // the path's own loss: quick to fall, slower to rise, so that overflow that persists below
+                // the threshold does not become the norm at once
+                lossStrikes = 0;
+                lossMean += (fraction - lossMean) / (fraction < lossMean ? 4 : 16);
+            }
+        }
+        // UDT smooths its RTT over about 80 ms, so the queue seen lags the queue there is: extrapolate its trend
+        double queue = Math.max(0, measured + (measured - lastQueueMs));
+        lastQueueMs = measured;
+        if (holdRounds > 0) {
+            // the last cut has not reached the RTT UDT reports yet
+            holdRounds--;
+            return;
+        }
+        if (lossSignal) {
+            lossCutPps = pps;
+            pps *= startup ? 0.5 : LOSS_CUT_FACTOR;
+            startup = false;
+            lossCuts++;
+            lossStrikes = 0;
+            holdRounds = 1;
+        } else if (startup) {
+            if (queue > target) {
+                startup = false;
+                // the queue start-up built drains at what the bottleneck passed less 15 %, but no
+                // deeper than 40 % of the rate that built it
+                pps = Math.max(pps * STARTUP_EXIT_FACTOR, Math.min(pps, ackedPps * 0.85));
+                holdRounds = 1;
+            } else if (sentPps >= 0.5 * pps) {
+                pps *= STARTUP_GAIN;
+            }
+        } else {
+            // FAST TCP's update, on a rate: towards the rate that holds the queue at the target, plus a
+            // constant that makes flows sharing a queue converge to equal rates
+            double additive = ADDITIVE_PACKETS_PER_RTT * 1000 / Math.max(minRttMs, 10);
+            double ratio = Math.min(2, (minRttMs + target) / (minRttMs + queue));
+            double next = (1 - GAMMA) * pps + GAMMA * (pps * ratio + additive);
+            if (next > pps) {
+                if (sentPps < 0.5 * pps) {
+                    next = pps; // a rate the sender does not reach says nothing about the path
+                } else if (pps >= 0.85 * lossCutPps) {
+                    next = Math.min(next, pps + GAMMA * additive); // near the last overflow: probe as Reno does
+                }
+            } else if (next < pps) {
+                queueCuts++;
+            }
+            pps = next;
+        }
+        if (!lossSignal) {
+            lossCutPps *= 1.02; // forget an old overflow
+        }
+        pps = Math.min(maxPps, Math.max(minPps, pps));
+    }
+
+    private static double[] filled(int n, double value) {
+        double[] a = new double[n];
+        java.util.Arrays.fill(a, value);
+        return a;
+    }
+
+    boolean inStartup() {
+        return startup;
+    }
+
+    double minRttMillis() {
+        return minRttMs;
+    }
+
+    long rounds() {
+        return rounds;
+    }
+
+    long queueCuts() {
+        return queueCuts;
+    }
+
+    long lossCuts() {
+        return lossCuts;
+    }
+
+    @Override
+    public String toString() {
+        return String.format(java.util.Locale.ROOT, "ferry rate control: %.0f packets/s (%s), min RTT %.1f ms, loss mean %.3f, "
+                + "%d rounds, %d queue cuts, %d loss cuts", pps, startup ? "start-up" : "steady", minRttMs, lossMean,
+                rounds, queueCuts, lossCuts);
+    }
+}

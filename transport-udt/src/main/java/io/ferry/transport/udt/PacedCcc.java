@@ -1,0 +1,103 @@
+package io.ferry.transport.udt;
+
+import com.barchart.udt.CCC;
+import com.barchart.udt.FactoryInterfaceUDT;
+import com.barchart.udt.FactoryUDT;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The congestion control UDT runs for {@code CONGESTION_CONTROL=ferry}: it sets no rate of its own
+ * and leaves the pace to {@code UDT_MAXBW}, which {@link DelayRateControl} sets from the channel.
+ *
+ * <p>barchart-udt 2.3.0 hands a Java {@link CCC} only {@code init}, {@code onTimeout} and {@code close}
+ * (its native side never forwards {@code onACK} or {@code onLoss}), and a rate written through
+ * {@code UDT_MAXBW} only takes effect as a floor under the packet period this class sets, at UDT's next
+ * rate update (every acknowledgement). So this class starts the connection at
+ * {@link DelayRateControl#INITIAL_BYTES_PER_SECOND} for its first packets, and 20 ms later, well after
+ * UDT has copied that period, drops its own period to almost nothing: from then on the rate is exactly
+ * the {@code UDT_MAXBW} the channel keeps writing. The window is the flow window; in flight is bounded
+ * by the rate and the peer's receive window. Native calls stop at {@link #close()}: UDT frees the
+ * native half soon after. Every method UDT's threads call here first makes the thread detach from the
+ * JVM when it ends ({@link AttachedThreads}).
+ */
+public final class PacedCcc extends CCC {
+
+    /** A period short enough that {@code UDT_MAXBW} alone sets the pace: 0.1 µs, 15 GB/s. */
+    static final double OPEN_PERIOD_MICROS = 0.1;
+    static final long OPEN_AFTER_MILLIS = 20;
+
+    private static final ScheduledExecutorService OPENER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ferry-udt-pacing");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final double initialPeriodMicros;
+    private final double window;
+    private boolean closed;
+
+    PacedCcc(int mss, int flowWindow) {
+        this.initialPeriodMicros = mss * 1e6 / DelayRateControl.INITIAL_BYTES_PER_SECOND;
+        this.window = flowWindow;
+    }
+
+    /** For barchart's reflective factory; Ferry's factory passes the connection's MSS and window. */
+    public PacedCcc() {
+        this(UdtSettings.DEFAULT_MSS, UdtSettings.DEFAULT_FLOW_WINDOW);
+    }
+
+    @Override
+    public void init() {
+        AttachedThreads.detachAtExit();
+        synchronized (this) {
+            setCWndSize(window);
+            setPacketSndPeriod(initialPeriodMicros);
+        }
+        OPENER.schedule(this::open, OPEN_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void open() {
+        if (!closed) {
+            setPacketSndPeriod(OPEN_PERIOD_MICROS);
+        }
+    }
+
+    @Override
+    public void onTimeout() {
+        AttachedThreads.detachAtExit();
+        // UDT retransmits what is unacknowledged; the rate stays with the channel's control
+    }
+
+    @Override
+    public synchronized void close() {
+        AttachedThreads.detachAtExit();
+        closed = true;
+    }
+
+    /** Creates one {@link PacedCcc} per connection; UDT clones it for each socket it applies to. */
+    static final class Factory extends FactoryUDT<PacedCcc> {
+        private final int mss;
+        private final int flowWindow;
+
+        Factory(int mss, int flowWindow) {
+            super(PacedCcc.class);
+            this.mss = mss;
+            this.flowWindow = flowWindow;
+        }
+
+        @Override
+        public CCC create() {
+            AttachedThreads.detachAtExit();
+            return new PacedCcc(mss, flowWindow);
+        }
+
+        @Override
+        public FactoryInterfaceUDT cloneFactory() {
+            AttachedThreads.detachAtExit();
+            return new Factory(mss, flowWindow);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package io.ferry.transport.udt;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayDeque;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link DelayRateControl} in virtual time, over a fluid model of one bottleneck: a link of a given
+ * rate behind a drop-tail queue, a base RTT, random loss on the wire, and UDT's way of reporting (an
+ * RTT smoothed 7/8 per acknowledgement every 10 ms, losses reported one round trip late). Nothing here
+ * depends on the speed of the machine.
+ */
+class DelayRateControlTest {
+
+    private static final int MSS = 1500;
+
+    /** One bottleneck, stepped 1 ms at a time. */
+    static final class Path {
+        final double linkPps;
+        final double queueLimit;
+        final double baseRttMs;
+        final double randomLoss;
+        final SplittableRandom random = new SplittableRandom(42);
+
+        double queue;
+        double srtt;
+        long sent;
+        long lost;
+        long delivered;
+        double sentInWindow;
+        double deliveredInWindow;
+        double queueMsInWindow;
+        int windowSteps;
+        final ArrayDeque<long[]> lossReports = new ArrayDeque<>();
+        long reportedLost;
+        double sentFraction;
+        double lostFraction;
+
+        Path(double linkMbit, double queueMs, double baseRttMs, double randomLoss) {
+            this.linkPps = linkMbit * 1e6 / 8 / MSS;
+            this.queueLimit = Math.max(1, linkPps * queueMs / 1000);
+            this.baseRttMs = baseRttMs;
+            this.randomLoss = randomLoss;
+            this.srtt = 100; // UDT's guess until its first measurement, then smoothed 7/8 per acknowledgement
+        }
+
+        double queueMs() {
+            return queue / linkPps * 1000;
+        }
+
+        /** Sends at {@code pps} for 1 ms. */
+        void step(double pps, long t) {
+            double offered = pps / 1000;
+            sentFraction += offered;
+            long whole = (long) sentFraction;
+            sentFraction -= whole;
+            sent += whole;
+            sentInWindow += whole;
+            double randomLost = 0;
+            for (long i = 0; i < whole; i++) {
+                if (random.nextDouble() < randomLoss) {
+                    randomLost++;
+                }
+            }
+            double arriving = whole - randomLost;
+            double overflow = Math.max(0, queue + arriving - linkPps / 1000 - queueLimit);
+            double out = Math.min(queue + arriving - overflow, linkPps / 1000);
+            queue = queue + arriving - overflow - out;
+            delivered += (long) out;
+            deliveredInWindow += out;
+            queueMsInWindow += queueMs();
+            windowSteps++;
+            lostFraction += randomLost + overflow;
+            long wholeLost = (long) lostFraction;
+            lostFraction -= wholeLost;
+            lost += wholeLost;
+            // the receiver's loss report reaches the sender a round trip later
+            lossReports.add(new long[]{t + (long) (baseRttMs + queueMs()), lost});
+            while (!lossReports.isEmpty() && lossReports.peek()[0] <= t) {
+                reportedLost = lossReports.poll()[1];
+            }
+            if (t % 10 == 0) {
+                srtt = (srtt * 7 + baseRttMs + queueMs()) / 8;
+            }
+        }
+
+        void resetWindow() {
+            sentInWindow = deliveredInWindow = queueMsInWindow = 0;
+            windowSteps = 0;
+        }
+
+        double deliveredMbit() {
+            return deliveredInWindow * MSS * 8 / (windowSteps / 1000.0) / 1e6;
+        }
+
+        double meanQueueMs() {
+            return queueMsInWindow / windowSteps;
+        }
+    }
+
+    /** Runs one flow over {@code path} for {@code seconds}, measuring the last {@code measured} seconds. */
+    private static DelayRateControl run(Path path, DelayRateControl control, int seconds, int measured) {
+        long pps = control.bytesPerSecond() / MSS;
+        double rate = (double) control.bytesPerSecond() / MSS;
+        for (long t = 0; t < seconds * 1000L; t++) {
+            if (t == (seconds - measured) * 1000L) {
+                path.resetWindow();
+            }
+            path.step(rate, t);
+            if (t % 10 == 0) {
+                long acked = path.delivered;
+                rate = (double) control.onSample(t * 1_000_000L, path.srtt, path.sent, path.reportedLost, acked) / MSS;
+            }
+        }
+        assertTrue(pps > 0);
+        return control;
+    }
+
+    @Test
+    void fillsALongFatPipeAndKeepsItsQueueNearTheTarget() {
+        // the seed's buffer-sweep link: 200 Mbit/s, 150 ms, a queue of one bandwidth-delay product
+        Path path = new Path(200, 150, 150, 0);
+        DelayRateControl control = run(path, new DelayRateControl(MSS, -1), 30, 20);
+        assertTrue(path.deliveredMbit() >= 0.9 * 200, "link use " + path.deliveredMbit() + " Mbit/s; " + control);
+        assertTrue(path.meanQueueMs() <= 2 * DelayRateControl.MAX_TARGET_MS, "mean queue " + path.meanQueueMs() + " ms; " + control);
+        assertEquals(0, control.lossCuts(), control.toString());
+    }
+
+    @Test
+    void randomLossThatBuildsNoQueueDoesNotCutTheRate() {
+        // the seed's hard path, 25 % loss and 50 ms, on a 100 Mbit/s link with a deep queue
+        Path path = new Path(100, 150, 50, 0.25);
+        DelayRateControl control = run(path, new DelayRateControl(MSS, -1), 20, 10);
+        assertEquals(0, control.lossCuts(), control.toString());
+        assertTrue(path.deliveredMbit() >= 0.9 * 100, "link use " + path.deliveredMbit() + " Mbit/s; " + control);
+    }
+
+    @Test
+    void randomLossOnAFullLinkStillFillsIt() {
+        Path path = new Path(100, 150, 20, 0.01);
+        DelayRateControl control = run(path, new DelayRateControl(MSS, -1), 20, 10);
+        assertTrue(path.deliveredMbit() >= 0.9 * 100 * 0.99, "link use " + path.deliveredMbit() + " Mbit/s; " + control);
+        assertTrue(path.meanQueueMs() <= 2 * 5 + 1, "mean queue " + path.meanQueueMs() + " ms; " + control);
+    }
+
+    @Test
+    void aBufferShallowerThanTheTargetOverflowsAndTheLossCutsTheRate() {
+        // a 2 ms buffer: the queue never reaches the 5 ms target, only the overflow tells
+        Path path = new Path(100, 2, 20, 0);
+        DelayRateControl control = run(path, new DelayRateControl(MSS, -1), 20, 10);
+        assertTrue(control.lossCuts() > 0, control.toString());
+        double lossRate = (double) path.lost / path.sent;
+        assertTrue(lossRate < 0.05, "loss " + lossRate + "; " + control);
+        assertTrue(path.deliveredMbit() >= 0.6 * 100, "link use " + path.deliveredMbit() + " Mbit/s; " + control);
+    }
+
+    @Test
+    void aCeilingTheUserSetHolds() {
+        Path path = new Path(1000, 100, 20, 0);
+        DelayRateControl control = run(path, new DelayRateControl(MSS, 1_000_000), 5, 3);
+        assertEquals(1_000_000, control.bytesPerSecond(), 1_000_000 * 0.001);
+        assertTrue(path.deliveredMbit() <= 8.1, path.deliveredMbit() + " Mbit/s");
+    }
+
+    @Test
+    void aSenderThatCannotKeepUpDoesNotRaiseTheRateWithoutBound() {
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        long sent = 0;
+        long acked = 0;
+        for (long t = 0; t < 10_000; t += 10) {
+            // the application hands UDT 100 packets a second, whatever the rate
+            sent += 1;
+            acked = sent;
+            control.onSample(t * 1_000_000L, 20, sent, 0, acked);
+        }
+        assertTrue(control.bytesPerSecond() <= 2 * DelayRateControl.INITIAL_BYTES_PER_SECOND, control.toString());
+    }
+
+    @Test
+    void nothingChangesBeforeTheFirstAcknowledgementNorWhileUdtsRttConverges() {
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        for (long t = 0; t < 2000; t += 10) {
+            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, 100, t, 0, 0), 1);
+        }
+        double rtt = 100;
+        for (long t = 2000; t < 2490; t += 10) {
+            rtt = (rtt * 7 + 150) / 8; // a 150 ms path, seen through UDT's smoothing
+            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000), 1);
+        }
+        for (long t = 2490; t < 3000; t += 10) {
+            control.onSample(t * 1_000_000L, 150, t, 0, t - 2000);
+        }
+        assertEquals(150, control.minRttMillis(), 0.5, "the base RTT is the path's, not UDT's early guess");
+        assertTrue(control.inStartup());
+    }
+}
