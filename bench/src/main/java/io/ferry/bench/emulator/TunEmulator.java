@@ -52,6 +52,17 @@ public final class TunEmulator implements AutoCloseable {
         return bToA;
     }
 
+    /**
+     * CPU time both forwarding threads have used so far, nanoseconds (−1 where the JVM cannot tell):
+     * what the emulator itself costs the machine, to be read beside the transfers it carries.
+     */
+    public long cpuNanos() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long a = threads.getThreadCpuTime(forwardThread.getId());
+        long b = threads.getThreadCpuTime(backwardThread.getId());
+        return a < 0 || b < 0 ? -1 : a + b;
+    }
+
     /** Throws if a forwarding thread died. */
     public void checkHealthy() {
         for (TunForwarder f : new TunForwarder[] {forward, backward}) {

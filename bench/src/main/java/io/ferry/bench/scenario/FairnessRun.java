@@ -238,14 +238,17 @@ final class FairnessRun {
                         bed.serverNamespace());
             };
         }
+        // ferry = utp://; udt is Ferry's UDT, whose default control is loss-tolerant too
+        String scheme = spec.startsWith("udt") ? "udt" : "utp";
+        String base = spec.startsWith("udt") ? "udt" : "ferry";
         ChannelOptions options = ChannelOptions.empty();
-        if (spec.startsWith("ferry:")) {
-            options = ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, spec.substring("ferry:".length())).build();
-        } else if (!spec.equals("ferry")) {
-            throw new IllegalArgumentException("unknown scavenger '" + spec + "'; use ferry, ferry:CONTROLLER or libtorrent");
+        if (spec.startsWith(base + ":")) {
+            options = ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, spec.substring(base.length() + 1)).build();
+        } else if (!spec.equals(base)) {
+            throw new IllegalArgumentException("unknown scavenger '" + spec + "'; use ferry, ferry:CONTROLLER, udt, udt:CONTROLLER or libtorrent");
         }
         ChannelOptions chosen = options;
-        return (bed, payload) -> StreamingFlow.start(label, "utp", chosen, bed.client(), bed.server());
+        return (bed, payload) -> StreamingFlow.start(label, scheme, chosen, bed.client(), bed.server());
     }
 
     private List<FlowStart> tcp() {

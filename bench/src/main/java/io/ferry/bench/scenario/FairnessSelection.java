@@ -8,7 +8,8 @@ import java.util.List;
  * controls and TCP flow counts, and how long each phase lasts. Empty lists take the profile's defaults.
  *
  * @param scavengers  {@code ferry} (uTP with its default controller), {@code ferry:NAME} (uTP with
- *                    controller NAME, e.g. {@code ferry:ledbat++}) or {@code libtorrent}
+ *                    controller NAME, e.g. {@code ferry:ledbat++}), {@code udt} or {@code udt:NAME}
+ *                    (Ferry's UDT, e.g. {@code udt:udt} for UDT4's own control) or {@code libtorrent}
  * @param baseRttsMs  base round-trip times of the emulated link, in milliseconds
  * @param kinds       scenario kinds by id: alone, tcp-joins, scavenger-joins, together, latecomer
  * @param ccs         the competing TCP flows' congestion controls (reno, cubic, bbr)

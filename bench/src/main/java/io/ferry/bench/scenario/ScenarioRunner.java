@@ -46,6 +46,7 @@ public final class ScenarioRunner implements Callable<Integer> {
 
     @Option(names = "--scavengers", split = ",", paramLabel = "SPEC",
             description = "fairness: the scavengers: ferry (uTP, default controller), ferry:CONTROLLER (e.g. ferry:ledbat++), "
+                    + "udt (Ferry's UDT, its loss-tolerant default control), udt:CONTROLLER (e.g. udt:udt), "
                     + "libtorrent (default: ferry,libtorrent).")
     List<String> scavengers = new ArrayList<>();
 
@@ -79,8 +80,14 @@ public final class ScenarioRunner implements Callable<Integer> {
                     + "lossy-long (1 %% + 100 ms RTT) (default: all; --quick: local,delay).")
     List<String> matrixConditions = new ArrayList<>();
 
+    @Option(names = "--buffer-sizes", split = ",", paramLabel = "BYTES",
+            description = "buffers: the SEND/RECEIVE_BUFFER_SIZE values swept (default: 16 KiB..512 MiB; --quick: 64 KiB, 4 MiB); "
+                    + "0 sweeps none, leaving each transport's defaults and the reference rows.")
+    List<Long> bufferSizes = new ArrayList<>();
+
     @Option(names = "--transports", split = ",", paramLabel = "NAME",
-            description = "matrix: the transports (default: tcp, utp, udt and whatever else is installed).")
+            description = "matrix: the transports (default: tcp, utp, udt and whatever else is installed); NAME:CC runs NAME with that "
+                    + "CONGESTION_CONTROL, e.g. udt:udt for UDT4's own control.")
     List<String> matrixTransports = new ArrayList<>();
 
     @Option(names = "--file-sizes", split = ",", paramLabel = "BYTES",
@@ -102,7 +109,7 @@ public final class ScenarioRunner implements Callable<Integer> {
 
     /** All studies, in the order of DESIGN.md. */
     List<Study> studies() {
-        return List.of(new BufferSweepStudy(), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
+        return List.of(new BufferSweepStudy(bufferSizes), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
                 new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
                 new UdpLossStudy(), new TcpParallelStudy());
     }
@@ -127,9 +134,9 @@ public final class ScenarioRunner implements Callable<Integer> {
             }
         }
         for (String scavenger : scavengers) {
-            if (!scavenger.equals("ferry") && !scavenger.equals("libtorrent") && !scavenger.matches("ferry:.+")) {
+            if (!scavenger.matches("ferry|libtorrent|udt|ferry:.+|udt:(udt|ferry)")) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "unknown scavenger '" + scavenger
-                        + "'; use ferry, ferry:CONTROLLER or libtorrent");
+                        + "'; use ferry, ferry:CONTROLLER, udt, udt:udt, udt:ferry or libtorrent");
             }
             String controller = scavenger.startsWith("ferry:") ? scavenger.substring("ferry:".length()) : null;
             if (controller != null && !CongestionControls.isRegistered(controller)) {

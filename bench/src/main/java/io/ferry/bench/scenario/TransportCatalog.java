@@ -37,9 +37,10 @@ public final class TransportCatalog {
         return new ArrayList<>(all);
     }
 
-    /** Whether a transport is installed. */
+    /** Whether a transport is installed ({@code scheme:cc} names the transport {@code scheme}). */
     public boolean installed(String name) {
-        return installed.contains(name);
+        int colon = name.indexOf(':');
+        return installed.contains(colon < 0 ? name : name.substring(0, colon));
     }
 
     /** The installed transports. */

@@ -1,6 +1,7 @@
 package io.ferry.bench.transfer;
 
 import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -23,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * misses it, is refused an option, loses its connection or gets a different digest is a failure
  * with the reason.
  *
- * @param scheme         the transport's URI scheme, e.g. {@code utp}
+ * @param scheme         the transport's URI scheme, e.g. {@code utp} ({@link #of} also takes
+ *                       {@code scheme:cc}, e.g. {@code udt:udt}, for a congestion control other than the default)
  * @param clientOptions  options of the sending connection
  * @param serverOptions  options of the listener (and so of the receiving connection)
  * @param writeSize      bytes per write on the sending side
@@ -32,12 +34,19 @@ public record Transfer(String scheme, ChannelOptions clientOptions, ChannelOptio
 
     /** A transfer with default options and 64 KiB writes. */
     public static Transfer of(String scheme) {
-        return new Transfer(scheme, ChannelOptions.empty(), ChannelOptions.empty(), 64 * 1024);
+        int colon = scheme.indexOf(':');
+        if (colon < 0) {
+            return new Transfer(scheme, ChannelOptions.empty(), ChannelOptions.empty(), 64 * 1024);
+        }
+        // "udt:udt": a transport with a congestion control other than its default
+        ChannelOptions cc = ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, scheme.substring(colon + 1)).build();
+        return new Transfer(scheme.substring(0, colon), cc, cc, 64 * 1024);
     }
 
-    /** This transfer with these options on both sides. */
+    /** This transfer with these options added on both sides. */
     public Transfer withOptions(ChannelOptions options) {
-        return new Transfer(scheme, options, options, writeSize);
+        return new Transfer(scheme, clientOptions.toBuilder().setAll(options).build(),
+                serverOptions.toBuilder().setAll(options).build(), writeSize);
     }
 
     /** Runs one transfer of {@code size} bytes and waits at most {@code timeout}. */
