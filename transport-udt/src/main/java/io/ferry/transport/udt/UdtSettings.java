@@ -47,7 +47,6 @@ final class UdtSettings {
     /** Ferry's rate control inside UDT ({@link DelayRateControl}): paced by queuing delay, not random loss. */
     static final String FERRY_CC = "ferry";
     static final Set<String> CONGESTION_CONTROLS = Set.of(NATIVE_CC, FERRY_CC);
-    static final String DEFAULT_CC = FERRY_CC;
 
     static final Set<ChannelOption<?>> UDT_OPTIONS = Set.of(
             UdtChannelOption.UDT_SEND_BUFFER, UdtChannelOption.UDT_RECEIVE_BUFFER, UdtChannelOption.UDP_SEND_BUFFER,
@@ -137,12 +136,19 @@ final class UdtSettings {
         }
         this.reuseAddress = options.get(ChannelOption.SO_REUSEADDR).orElse(true);
         this.backlog = options.get(ChannelOption.SO_BACKLOG).orElse(1024);
-        this.congestionControl = options.get(FerryChannelOption.CONGESTION_CONTROL).orElse(DEFAULT_CC);
-        if (!CONGESTION_CONTROLS.contains(congestionControl)) {
+        String asked = options.get(FerryChannelOption.CONGESTION_CONTROL).orElse(null);
+        if (asked != null && !CONGESTION_CONTROLS.contains(asked)) {
             throw new UnsupportedOptionException("UDT's congestion control is '" + FERRY_CC + "' (Ferry's rate control: "
                     + "paced by queuing delay, random loss does not slow it) or '" + NATIVE_CC
-                    + "' (UDT4's own DAIMD); '" + congestionControl + "' is not available");
+                    + "' (UDT4's own DAIMD); '" + asked + "' is not available");
         }
+        if (FERRY_CC.equals(asked) && !AttachedThreads.available()) {
+            throw new UnsupportedOptionException("UDT's '" + FERRY_CC + "' congestion control needs UDT's threads to detach"
+                    + " from the JVM, which cannot be arranged here (" + AttachedThreads.unavailableBecause()
+                    + "); use '" + NATIVE_CC + "'");
+        }
+        // the default: Ferry's control where it can run safely, UDT4's own elsewhere
+        this.congestionControl = asked != null ? asked : AttachedThreads.available() ? FERRY_CC : NATIVE_CC;
         Map<ChannelOption<?>, Object> netty = new LinkedHashMap<>();
         options.asMap().forEach((option, value) -> {
             if (NETTY_OPTIONS.contains(option) && option != ChannelOption.SO_BACKLOG && option != ChannelOption.SO_REUSEADDR) {
