@@ -81,6 +81,7 @@ class UdtRateControlTest {
         long start = System.nanoTime();
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[size]));
         long highest = 0;
+        // samples the pace UDT is given every 20 ms until the transfer's own completion ends the loop
         while (!received.all.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
             highest = Math.max(highest, client.socketUDT().getOption(OptionUDT.UDT_MAXBW));
             Thread.sleep(20);
