@@ -47,8 +47,13 @@ package io.ferry.transport.ledbat.cc;
  *       {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each; twice the target
  *       through one), or our decreases grow round after round ({@link #SHRINK_ACCELERATION} times each,
  *       {@value #ACCELERATING_SHRINK_ROUNDS} times in a row, {@link #SLOW_START_SHRINK_FRACTION} of the
- *       window in all): a newcomer in slow start whose queue our own decrease keeps removing. Decreases
- *       are spread over the acknowledgements of one flight.</li>
+ *       window in all): a newcomer in slow start whose queue our own decrease keeps removing. A yield
+ *       raised by that second sign alone is checked: if the queue behind it stays (nearly) empty for
+ *       {@value #FALSE_ALARM_ROUNDS} round trips, nobody took the link (a stall of the path had lifted
+ *       the delay), the hold ends and the window regrows by doubling; a regrowth that then delivers
+ *       less than {@link #PROBATION_RATE_FRACTION} of the flow's typical rate, behind a standing
+ *       queue, yields again for the full hold, as does any yield within
+ *       {@link #FALSE_ALARM_SPACING_NANOS} of such a release. Decreases are spread over the acknowledgements of one flight.</li>
  *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
  *       below a quarter of the target, the link is not full and the window grows by an eighth per round
  *       trip rather than by GAIN packets.</li>
@@ -169,6 +174,42 @@ public final class LedbatPlusPlus implements CongestionControl {
     static final int ACCELERATING_SHRINK_ROUNDS = 2;
     /** ... having taken at least this fraction of the window: a competitor doubling its window per round trip. */
     static final double SLOW_START_SHRINK_FRACTION = 0.1;
+    /**
+     * Round trips (after the first) that the queue must stay drained behind a yield raised only by
+     * accelerating decreases for it to count as a false alarm: a newcomer doubling from a tenth of the
+     * link shows its own queue within four.
+     */
+    static final int FALSE_ALARM_ROUNDS = 6;
+    /**
+     * A yield this soon after the last false alarm ended gets the full hold: a competitor whose window
+     * does not fill the link (CUBIC after HyStart ended its slow start early) shows its queue again
+     * within a few round trips of our regrowth.
+     */
+    static final long FALSE_ALARM_SPACING_NANOS = 1_000_000_000L;
+    /** ... or this many round trips, if longer. */
+    static final int FALSE_ALARM_SPACING_ROUNDS = 20;
+    /**
+     * Round trips of congestion avoidance after the regrowth that follows a false alarm during which
+     * a rate below {@link #PROBATION_RATE_FRACTION} of the flow's typical rate before (an average of
+     * its settled rounds), with the queue at least half the aim, {@value #PROBATION_SHORT_ROUNDS}
+     * rounds in a row, is taken for a competitor (a newcomer whose slow start ended short of the path's
+     * capacity, which our own decrease would otherwise share the link with).
+     */
+    static final int FALSE_ALARM_PROBATION_ROUNDS = 16;
+    /** See {@link #FALSE_ALARM_PROBATION_ROUNDS}. */
+    static final double PROBATION_RATE_FRACTION = 0.75;
+    /** See {@link #FALSE_ALARM_PROBATION_ROUNDS}. */
+    static final int PROBATION_SHORT_ROUNDS = 3;
+    /**
+     * Behind a yield, a queue that stands above this fraction of the target (the level below which the
+     * link counts as not full) ...
+     */
+    static final double FALSE_ALARM_QUEUE_FRACTION = 0.25;
+    /**
+     * ... and above this is someone else's: an emulated or virtualised path reads a millisecond or
+     * two of queue even under two packets of ours.
+     */
+    static final long FALSE_ALARM_QUEUE_MICROS = 2_000;
     /** How long the largest delivery rate of a round trip is remembered (two half-length buckets). */
     static final long RATE_MEMORY_NANOS = 30_000_000_000L;
 
@@ -233,6 +274,19 @@ public final class LedbatPlusPlus implements CongestionControl {
     private long peakQueueOlder;
     private int peakRounds;
     private long randomLosses;
+    private long yields;
+    private long falseAlarms;
+    private boolean unconfirmedYield;
+    private double windowBeforeYield;
+    private long yieldNanos = NEVER;
+    private int roundsSinceYield;
+    private int drainedRoundsSinceYield;
+    private int queuedRoundsSinceYield;
+    private long lastFalseAlarmNanos = NEVER;
+    private int probationRounds;
+    private int shortRounds;
+    private double rateAtRelease;
+    private double typicalRate;
     private long lossBoundUntilNanos = NEVER;
     private int roundLosses;
     private double lastRoundLossFraction;
@@ -403,6 +457,11 @@ public final class LedbatPlusPlus implements CongestionControl {
             lastRoundLossFraction = resolved > 0 && roundLosses >= HEAVY_LOSS_MIN_PACKETS ? roundLosses / resolved : 0;
             roundLosses = 0;
             noteDeliveryRate(lastRoundRate, nowNanos);
+            if (phase == Phase.AVOIDANCE && !stepHeld && roundsInAvoidance > SETTLING_ROUNDS) {
+                // what a round delivers when this flow has the share it settled at: the largest rate
+                // seen reads well above the link's when acknowledgements arrive bunched
+                typicalRate = typicalRate == 0 ? lastRoundRate : typicalRate + (lastRoundRate - typicalRate) / 8;
+            }
             // a competitor in slow start: our decrease, which removes the queue it adds, grows round by round
             double shrink = (roundStartCwnd - cwnd) / mss;
             acceleratingShrinks = phase == Phase.AVOIDANCE && shrink > 0 && lastShrink > 0 && shrink >= SHRINK_ACCELERATION * lastShrink
@@ -420,20 +479,48 @@ public final class LedbatPlusPlus implements CongestionControl {
             boolean settled = roundsInAvoidance > SETTLING_ROUNDS;
             roundsAboveTarget = settled && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
                     ? roundsAboveTarget + 1 : 0;
-            if (settled && acceleratingShrinks >= ACCELERATING_SHRINK_ROUNDS
-                    && shrinkStartCwnd - cwnd >= SLOW_START_SHRINK_FRACTION * shrinkStartCwnd) {
-                roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
-            }
             if (settled && standingQueueMicros > COMPETITION_JUMP * effectiveTargetMicros()) {
                 // more than our own steps can stand up in congestion avoidance: someone else's, at once
                 roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
             }
+            boolean queueSign = roundsAboveTarget >= COMPETITION_ROUNDS;
+            if (probationRounds > 0 && phase == Phase.AVOIDANCE && roundsInAvoidance > 1) {
+                // back from a false alarm: a link we fill again should deliver what it did; a good deal
+                // less, with the queue at the aim, is a competitor that does not fill the link alone
+                probationRounds--;
+                double aim = effectiveTargetMicros() * (1 - FAIR_STEP_FRACTION);
+                boolean shortOfRate = standingQueueMicros >= aim / 2 && lastRoundRate < PROBATION_RATE_FRACTION * rateAtRelease;
+                // rounds in a row: a stall of the path takes a round's rate down too
+                shortRounds = shortOfRate ? shortRounds + 1 : 0;
+                if (shortRounds >= PROBATION_SHORT_ROUNDS) {
+                    roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
+                    queueSign = true;
+                    probationRounds = 0;
+                }
+            }
+            if (settled && acceleratingShrinks >= ACCELERATING_SHRINK_ROUNDS
+                    && shrinkStartCwnd - cwnd >= SLOW_START_SHRINK_FRACTION * shrinkStartCwnd) {
+                roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
+            }
+            if (unconfirmedYield) {
+                checkUnconfirmedYield(nowNanos);
+            }
             if (roundsAboveTarget >= COMPETITION_ROUNDS) {
-                if (!yielding) {
+                if (!yielding && !stepHeld) {
                     // someone else's queue: TCP-LP's reaction, the minimum window, and no climbing back
                     // for the hold time however empty the link looks
+                    unconfirmedYield = !queueSign;
+                    windowBeforeYield = Math.max(cwnd, shrinkStartCwnd);
+                    yieldNanos = nowNanos;
+                    roundsSinceYield = 0;
+                    drainedRoundsSinceYield = 0;
+                    queuedRoundsSinceYield = 0;
                     cwnd = (double) MIN_CWND * mss;
                     holdUntilNanos = nowNanos + Math.max(YIELD_HOLD_NANOS, YIELD_HOLD_ROUNDS * rttNanos());
+                    yields++;
+                } else if (!yielding) {
+                    cwnd = (double) MIN_CWND * mss;
+                    holdUntilNanos = Math.max(holdUntilNanos, nowNanos + Math.max(YIELD_HOLD_NANOS, YIELD_HOLD_ROUNDS * rttNanos()));
                 }
                 yielding = true;
                 stepHeld = true;
@@ -450,6 +537,54 @@ public final class LedbatPlusPlus implements CongestionControl {
             roundMinQueueMicros = Long.MAX_VALUE;
             roundStartNanos = nowNanos;
         }
+    }
+
+    /**
+     * After a yield raised only by our accelerating decreases: a newcomer in slow start shows its own
+     * queue within a few round trips of our leaving, while our own noise (a stall of the path that
+     * lifted the delay for a moment) leaves the link empty behind us. A queue that stays below a
+     * quarter of the target (and below {@value #FALSE_ALARM_QUEUE_MICROS} us) for
+     * {@value #FALSE_ALARM_ROUNDS} round trips ends the hold, and the window regrows by doubling to what
+     * it was, as after a slowdown; a queue above that through two round trips, or above half the target
+     * through one, confirms the yield.
+     */
+    private void checkUnconfirmedYield(long nowNanos) {
+        if (++roundsSinceYield == 1) {
+            return; // our own flight from before the yield is still draining
+        }
+        double target = effectiveTargetMicros();
+        if (standingQueueMicros > Math.max(FALSE_ALARM_QUEUE_MICROS, target * FALSE_ALARM_QUEUE_FRACTION)) {
+            // a newcomer's queue stands and grows (a scavenger's own slowdown may drain it again for a
+            // round); a stall of the path lifts one round a little
+            if (++queuedRoundsSinceYield >= 2 || standingQueueMicros > 2 * target * FALSE_ALARM_QUEUE_FRACTION
+                    || roundsSinceYield > 2 * FALSE_ALARM_ROUNDS) {
+                unconfirmedYield = false;
+            }
+            return;
+        }
+        queuedRoundsSinceYield = 0;
+        if (++drainedRoundsSinceYield < FALSE_ALARM_ROUNDS) {
+            return;
+        }
+        unconfirmedYield = false;
+        if (lastFalseAlarmNanos != NEVER && yieldNanos - lastFalseAlarmNanos < Math.max(FALSE_ALARM_SPACING_NANOS, FALSE_ALARM_SPACING_ROUNDS * rttNanos())) {
+            return; // twice in a row: a competitor that does not fill the link; the full hold this time
+        }
+        lastFalseAlarmNanos = nowNanos;
+        falseAlarms++;
+        probationRounds = FALSE_ALARM_PROBATION_ROUNDS;
+        shortRounds = 0;
+        rateAtRelease = typicalRate;
+        stepHeld = false;
+        yielding = false;
+        holdUntilNanos = nowNanos;
+        roundsAboveTarget = 0;
+        acceleratingShrinks = 0;
+        lastShrink = 0;
+        ssthresh = Math.max(windowBeforeYield, (double) MIN_CWND * mss);
+        phase = Phase.REGROWTH;
+        // the empty queue refreshed the base delay as a slowdown does: the next one is timed from here
+        slowdownStartNanos = yieldNanos;
     }
 
     /** Keeps the largest delivery rate of a round trip seen over about {@link #RATE_MEMORY_NANOS}. */
@@ -577,6 +712,16 @@ public final class LedbatPlusPlus implements CongestionControl {
         }
         double floor = Math.max(SHALLOW_QUEUE_FLOOR_MICROS, SHALLOW_QUEUE_FLOOR_FRACTION * target);
         return peak >= floor && queuing >= SHALLOW_LOSS_FRACTION * peak;
+    }
+
+    /** How often {@link #competitionAware} took a queue for someone else's and dropped to its minimum window. */
+    public long yields() {
+        return yields;
+    }
+
+    /** Yields that the drained queue behind them showed to be false alarms, and that ended early. */
+    public long falseAlarms() {
+        return falseAlarms;
     }
 
     /** Losses {@link #onLoss} took for random ones and did not answer. */

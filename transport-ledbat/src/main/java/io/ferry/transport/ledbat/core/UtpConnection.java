@@ -685,6 +685,14 @@ public final class UtpConnection {
         return cc.name();
     }
 
+    /**
+     * Returns the congestion controller, for inspection (for example {@code LedbatPlusPlus.yields()});
+     * only the connection may feed it events.
+     */
+    public CongestionControl congestionControl() {
+        return cc;
+    }
+
     /** Returns the smoothed RTT in nanoseconds, or -1 before the first sample. */
     public long smoothedRttNanos() {
         return rtt.srttNanos();

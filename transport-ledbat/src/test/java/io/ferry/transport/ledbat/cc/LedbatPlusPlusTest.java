@@ -40,6 +40,21 @@ class LedbatPlusPlusTest {
         return now;
     }
 
+    /** As {@link #ackOneWindow}, the last quarter of the acknowledgements seeing {@code stallMicros} of queue. */
+    private static long ackOneWindowWithStall(LedbatPlusPlus cc, long now, long queuingMicros, long stallMicros, long rttNanos) {
+        long cwnd = cc.cwndBytes();
+        long acked = 0;
+        long step = rttNanos / Math.max(1, cwnd / MSS);
+        while (acked < cwnd) {
+            long q = acked < cwnd * 3 / 4 ? queuingMicros : stallMicros;
+            cc.onDelaySample(BASE + (int) q, now);
+            cc.onAck(MSS, cc.cwndBytes(), rttNanos + q * 1000, now);
+            acked += MSS;
+            now += step;
+        }
+        return now;
+    }
+
     /** Runs slow start on an empty queue until the window reaches {@code packets}, then builds a queue to end it. */
     private static long grownTo(LedbatPlusPlus cc, int packets, long rttNanos) {
         long now = 0;
@@ -451,6 +466,87 @@ class LedbatPlusPlusTest {
         }
         assertTrue(flow.cwndBytes() > 4_000L * MSS, "after the hold it fills what the competitor leaves: "
                 + flow.cwndBytes() / MSS + " packets");
+    }
+
+    @Test
+    void aYieldThatTheDrainedQueueBehindItShowsToBeOurOwnEndsWithinRoundTripsAndTheWindowRegrows() {
+        double perMs = 100;
+        long rtt = 100 * MS;
+        LedbatPlusPlus flow = tied(params);
+        long t = aloneOnTheFluidPath(flow);
+        long alone = flow.cwndBytes();
+        // the path stalls now and then, each time longer, lifting the delay for the last quarter of a round
+        // trip while the queue that stands through it stays at the aim: our decreases grow as a
+        // newcomer's slow start would make them
+        long[] stall = {30_000, 60_000, 120_000, 240_000, 480_000};
+        for (int round = 0; round < stall.length && flow.cwndBytes() > 2L * MSS; round++) {
+            t = ackOneWindowWithStall(flow, t, 22_000, stall[round], rtt);
+        }
+        assertEquals(2L * MSS, flow.cwndBytes(), "the growing decreases made it yield");
+        assertEquals(1, flow.yields());
+        // nobody else is there: the queue behind the yield stays empty
+        int rounds = 0;
+        while (flow.cwndBytes() < alone / 2 && rounds < 40) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), 0, perMs, rtt), rtt);
+            rounds++;
+        }
+        assertEquals(1, flow.falseAlarms(), "the yield was taken back as a false alarm");
+        assertTrue(rounds <= 25, "half the window regrown within 25 round trips, not after the 2 s hold: " + rounds);
+    }
+
+    @Test
+    void aYieldThatANewcomersQueueConfirmsKeepsItsHold() {
+        double perMs = 100;
+        long rtt = 100 * MS;
+        LedbatPlusPlus flow = tied(params);
+        long t = aloneOnTheFluidPath(flow);
+        long newcomer = 10L * MSS;
+        while (flow.cwndBytes() > 2L * MSS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
+            newcomer *= 2;
+        }
+        long yieldedAt = t;
+        // the newcomer doubles on until its losses, then holds the path and its queue
+        long largest = 0;
+        while (t - yieldedAt < 1_900 * MS) {
+            newcomer = Math.min(newcomer * 2, 11_000L * MSS);
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
+            largest = Math.max(largest, flow.cwndBytes());
+        }
+        assertEquals(0, flow.falseAlarms());
+        assertTrue(largest < 20L * MSS, "it stayed out through the hold: " + largest / MSS + " packets");
+    }
+
+    @Test
+    void aNewcomerThatStopsShortOfThePathGetsTheFullHoldTheSecondTime() {
+        double perMs = 100;
+        long rtt = 100 * MS;
+        LedbatPlusPlus flow = tied(params);
+        long t = aloneOnTheFluidPath(flow);
+        long newcomer = 10L * MSS;
+        while (flow.cwndBytes() > 2L * MSS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
+            newcomer *= 2;
+        }
+        // its slow start ends (CUBIC's HyStart) at 40 % of the path, and it grows no further: the queue
+        // behind our yield drains, so the yield is taken back once; regrowing shows the queue again
+        newcomer = 4_000L * MSS;
+        int rounds = 0;
+        while (flow.yields() < 2 && rounds < 60) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
+            rounds++;
+        }
+        assertEquals(1, flow.falseAlarms());
+        assertEquals(2, flow.yields(), "the regrowth met the newcomer's queue and yielded again");
+        long secondYield = t;
+        long largest = 0;
+        while (t - secondYield < 1_900 * MS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
+            largest = Math.max(largest, flow.cwndBytes());
+        }
+        assertEquals(1, flow.falseAlarms(), "no second early release so soon after the first");
+        // (the rest of the flight acknowledged after the yield adds some dozens of packets in this model)
+        assertTrue(largest < 100L * MSS, "the second yield holds, under 1 % of the path: " + largest / MSS + " packets");
     }
 
     /**

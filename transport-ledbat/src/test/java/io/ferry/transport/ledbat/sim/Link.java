@@ -17,6 +17,7 @@ public final class Link {
     private LinkParams params;
     private long busyUntil;
     private long extraDelayNanos;
+    private long pausedUntil;
     private Consumer<ByteBuf> observer;
 
     private long packetsOffered;
@@ -40,6 +41,19 @@ public final class Link {
     /** Adds a delay on top of the link's own, e.g. to emulate a competing queue. */
     public void setExtraDelay(long nanos) {
         this.extraDelayNanos = nanos;
+    }
+
+    /**
+     * Stops the link for {@code nanos} from now, as a relay or emulator whose thread is descheduled does:
+     * a bottleneck sends nothing meanwhile (its queue grows and drains afterwards at its rate), and a
+     * link without one delivers nothing sent meanwhile before the pause ends.
+     */
+    public void pause(long nanos) {
+        long now = events.now();
+        if (params.rateBytesPerSec() > 0) {
+            busyUntil = Math.max(busyUntil, now) + nanos;
+        }
+        pausedUntil = Math.max(pausedUntil, now + nanos);
     }
 
     /** Sees every packet offered to the link, before loss. */
@@ -75,7 +89,7 @@ public final class Link {
             departure = busyUntil;
         }
         long jitter = params.jitterNanos() > 0 ? (long) (random.nextDouble() * params.jitterNanos()) : 0;
-        long arrival = departure + params.delayNanos() + extraDelayNanos + jitter;
+        long arrival = Math.max(departure, pausedUntil) + params.delayNanos() + extraDelayNanos + jitter;
         boolean duplicate = params.duplicateRate() > 0 && random.nextDouble() < params.duplicateRate();
         if (duplicate) {
             ByteBuf copy = packet.copy();
