@@ -595,6 +595,48 @@ public abstract class TransportConformanceTest {
     }
 
     @Test
+    void abortCutsALingeringCloseShort() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(closeObservesAcknowledgements(),
+                "this transport hands a close to the kernel and does not linger");
+        int size = 1 << 20;
+        byte[] payload = randomBytes(size, 13);
+        Recorder recorder = new Recorder(64 << 10);
+        Channel server = listen(ch -> ch.pipeline().addLast(recorder));
+        try (ImpairedPath path = openImpairedPath((InetSocketAddress) server.localAddress())) {
+            Transports writer = createTransports();
+            try {
+                Channel client = connectThrough(writer, path, ChannelOptions.builder()
+                        .set(FerryChannelOption.LINGER, Duration.ofSeconds(60)).build());
+                client.writeAndFlush(Unpooled.wrappedBuffer(payload));
+                await(recorder.started, "the first 64 KiB cross the path");
+                path.blackhole();
+                ChannelFuture closing = client.close();
+                Thread.sleep(200);
+                assertFalse(closing.isDone(), "the close lingers, waiting for acknowledgements the dead path keeps back");
+                ChannelFuture aborted = FerryChannels.abort(client);
+                assertTrue(aborted.await(10, TimeUnit.SECONDS), "the abort completes");
+                assertTrue(closing.await(10, TimeUnit.SECONDS), "the lingering close ends with the abort, not after its 60 s linger");
+                assertFalse(client.isOpen(), "the channel is closed");
+                if (!closing.isSuccess()) {
+                    assertInstanceOf(UndeliveredDataException.class, closing.cause(),
+                            "a close cut short says what was not delivered: " + closing.cause());
+                }
+            } finally {
+                try {
+                    writer.close();
+                } catch (DataLossException expected) {
+                    // the abort discarded what the dead path kept back; that is reported, as it should be
+                }
+            }
+            Channel child = recorder.channel;
+            if (child != null) {
+                FerryChannels.abort(child).await(5, TimeUnit.SECONDS);
+            }
+        }
+        closeAll(server);
+    }
+
+    @Test
     void abortiveCloseEndsThePeersConnection() throws Exception {
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
         Channel server = listen(ch -> {
