@@ -611,8 +611,8 @@ public abstract class TransportConformanceTest {
                 await(recorder.started, "the first 64 KiB cross the path");
                 path.blackhole();
                 ChannelFuture closing = client.close();
-                Thread.sleep(200);
-                assertFalse(closing.isDone(), "the close lingers, waiting for acknowledgements the dead path keeps back");
+                assertFalse(closing.await(200, TimeUnit.MILLISECONDS),
+                        "the close lingers, waiting for acknowledgements the dead path keeps back");
                 ChannelFuture aborted = FerryChannels.abort(client);
                 assertTrue(aborted.await(10, TimeUnit.SECONDS), "the abort completes");
                 assertTrue(closing.await(10, TimeUnit.SECONDS), "the lingering close ends with the abort, not after its 60 s linger");

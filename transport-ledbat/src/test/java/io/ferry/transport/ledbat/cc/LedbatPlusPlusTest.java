@@ -499,12 +499,9 @@ class LedbatPlusPlusTest {
         double perMs = 100;
         long rtt = 100 * MS;
         LedbatPlusPlus flow = tied(params);
-        long t = aloneOnTheFluidPath(flow);
-        long newcomer = 10L * MSS;
-        while (flow.cwndBytes() > 2L * MSS) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
-            newcomer *= 2;
-        }
+        Yielded yielded = yieldedToADoublingNewcomer(flow);
+        long t = yielded.t();
+        long newcomer = yielded.newcomer();
         long yieldedAt = t;
         // the newcomer doubles on until its losses, then holds the path and its queue
         long largest = 0;
@@ -522,15 +519,10 @@ class LedbatPlusPlusTest {
         double perMs = 100;
         long rtt = 100 * MS;
         LedbatPlusPlus flow = tied(params);
-        long t = aloneOnTheFluidPath(flow);
-        long newcomer = 10L * MSS;
-        while (flow.cwndBytes() > 2L * MSS) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
-            newcomer *= 2;
-        }
+        long t = yieldedToADoublingNewcomer(flow).t();
         // its slow start ends (CUBIC's HyStart) at 40 % of the path, and it grows no further: the queue
         // behind our yield drains, so the yield is taken back once; regrowing shows the queue again
-        newcomer = 4_000L * MSS;
+        long newcomer = 4_000L * MSS;
         int rounds = 0;
         while (flow.yields() < 2 && rounds < 60) {
             t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, perMs, rtt), rtt);
@@ -547,6 +539,22 @@ class LedbatPlusPlusTest {
         assertEquals(1, flow.falseAlarms(), "no second early release so soon after the first");
         // (the rest of the flight acknowledged after the yield adds some dozens of packets in this model)
         assertTrue(largest < 100L * MSS, "the second yield holds, under 1 % of the path: " + largest / MSS + " packets");
+    }
+
+    /** When a flow gave way on the fluid path, and the newcomer's window then. */
+    private record Yielded(long t, long newcomer) {
+    }
+
+    /** Runs {@code flow} alone on the fluid path, then a newcomer doubling from ten packets until {@code flow} yields. */
+    private static Yielded yieldedToADoublingNewcomer(LedbatPlusPlus flow) {
+        long rtt = 100 * MS;
+        long t = aloneOnTheFluidPath(flow);
+        long newcomer = 10L * MSS;
+        while (flow.cwndBytes() > 2L * MSS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), newcomer, 100, rtt), rtt);
+            newcomer *= 2;
+        }
+        return new Yielded(t, newcomer);
     }
 
     /**
