@@ -543,7 +543,7 @@ public final class LedbatPlusPlus implements CongestionControl {
      * After a yield raised only by our accelerating decreases: a newcomer in slow start shows its own
      * queue within a few round trips of our leaving, while our own noise (a stall of the path that
      * lifted the delay for a moment) leaves the link empty behind us. A queue that stays below a
-     * quarter of the target (and below {@value #FALSE_ALARM_QUEUE_MICROS} us) for
+     * quarter of the target (or {@value #FALSE_ALARM_QUEUE_MICROS} us, if that is more) for
      * {@value #FALSE_ALARM_ROUNDS} round trips ends the hold, and the window regrows by doubling to what
      * it was, as after a slowdown; a queue above that through two round trips, or above half the target
      * through one, confirms the yield.
