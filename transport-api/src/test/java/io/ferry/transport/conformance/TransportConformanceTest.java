@@ -548,6 +548,19 @@ public abstract class TransportConformanceTest {
         closeAll(server);
     }
 
+    /**
+     * Connects through {@code path} with {@code linger}, writes {@code payload}, and once the first bytes
+     * reached the receiver makes the path drop everything; returns the writing channel.
+     */
+    private Channel writeThenCutThePath(Transports writer, ImpairedPath path, Recorder recorder, byte[] payload,
+                                        Duration linger) throws Exception {
+        Channel client = connectThrough(writer, path, ChannelOptions.builder().set(FerryChannelOption.LINGER, linger).build());
+        client.writeAndFlush(Unpooled.wrappedBuffer(payload));
+        await(recorder.started, "the first 64 KiB cross the path");
+        path.blackhole();
+        return client;
+    }
+
     @Test
     void closeOverADeadPathFailsNamingTheBytesNotAcknowledged() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(closeObservesAcknowledgements(),
@@ -561,11 +574,7 @@ public abstract class TransportConformanceTest {
             ChannelFuture closing;
             DataLossException loss;
             try {
-                Channel client = connectThrough(writer, path, ChannelOptions.builder()
-                        .set(FerryChannelOption.LINGER, Duration.ofSeconds(1)).build());
-                client.writeAndFlush(Unpooled.wrappedBuffer(payload));
-                await(recorder.started, "the first 64 KiB cross the path");
-                path.blackhole();
+                Channel client = writeThenCutThePath(writer, path, recorder, payload, Duration.ofSeconds(1));
                 closing = client.close();
             } finally {
                 loss = assertThrows(DataLossException.class, writer::close, "closing the transports reports the loss");
@@ -605,11 +614,7 @@ public abstract class TransportConformanceTest {
         try (ImpairedPath path = openImpairedPath((InetSocketAddress) server.localAddress())) {
             Transports writer = createTransports();
             try {
-                Channel client = connectThrough(writer, path, ChannelOptions.builder()
-                        .set(FerryChannelOption.LINGER, Duration.ofSeconds(60)).build());
-                client.writeAndFlush(Unpooled.wrappedBuffer(payload));
-                await(recorder.started, "the first 64 KiB cross the path");
-                path.blackhole();
+                Channel client = writeThenCutThePath(writer, path, recorder, payload, Duration.ofSeconds(60));
                 ChannelFuture closing = client.close();
                 assertFalse(closing.await(200, TimeUnit.MILLISECONDS),
                         "the close lingers, waiting for acknowledgements the dead path keeps back");
