@@ -18,6 +18,19 @@ public final class UtpChannelOption<T> extends ChannelOption<T> {
     /** How long a connection may receive nothing before it fails (default 60 s; keep-alives prevent it on idle links). */
     public static final UtpChannelOption<Duration> IDLE_TIMEOUT = new UtpChannelOption<>("IDLE_TIMEOUT");
 
+    /**
+     * The most the receive buffer grows to while a fast flow fills it and the application keeps up
+     * (default 32 MiB; {@link io.ferry.transport.FerryChannelOption#RECEIVE_BUFFER_SIZE} alone fixes the
+     * size instead). See {@link io.ferry.transport.ledbat.core.UtpConfig} for how it grows.
+     */
+    public static final UtpChannelOption<Integer> RECEIVE_BUFFER_MAX = new UtpChannelOption<>("RECEIVE_BUFFER_MAX");
+
+    /**
+     * The most the send buffer grows to as the congestion window grows (default 32 MiB;
+     * {@link io.ferry.transport.FerryChannelOption#SEND_BUFFER_SIZE} alone fixes the size instead).
+     */
+    public static final UtpChannelOption<Integer> SEND_BUFFER_MAX = new UtpChannelOption<>("SEND_BUFFER_MAX");
+
     /** Consecutive retransmission timeouts after which the connection gives up. */
     public static final UtpChannelOption<Integer> MAX_RETRANSMITS = new UtpChannelOption<>("MAX_RETRANSMITS");
 

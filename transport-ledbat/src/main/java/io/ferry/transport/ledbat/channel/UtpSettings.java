@@ -29,7 +29,8 @@ final class UtpSettings {
     static final Set<ChannelOption<?>> PROTOCOL_OPTIONS = Set.of(
             FerryChannelOption.SEND_BUFFER_SIZE, FerryChannelOption.RECEIVE_BUFFER_SIZE, FerryChannelOption.PACKET_SIZE,
             FerryChannelOption.CONGESTION_CONTROL, FerryChannelOption.CONNECT_TIMEOUT, ChannelOption.CONNECT_TIMEOUT_MILLIS,
-            UtpChannelOption.TARGET_DELAY, UtpChannelOption.IDLE_TIMEOUT, UtpChannelOption.MAX_RETRANSMITS);
+            UtpChannelOption.TARGET_DELAY, UtpChannelOption.IDLE_TIMEOUT, UtpChannelOption.MAX_RETRANSMITS,
+            UtpChannelOption.RECEIVE_BUFFER_MAX, UtpChannelOption.SEND_BUFFER_MAX);
 
     /** The options that bound what a listener admits; given to a client connection they are refused. */
     static final Set<ChannelOption<?>> LISTENER_OPTIONS = Set.of(
@@ -99,6 +100,10 @@ final class UtpSettings {
                     config.idleTimeout((Duration) value);
                 } else if (option == UtpChannelOption.MAX_RETRANSMITS) {
                     config.maxRetransmits((Integer) value);
+                } else if (option == UtpChannelOption.RECEIVE_BUFFER_MAX) {
+                    config.receiveBufferMax((Integer) value);
+                } else if (option == UtpChannelOption.SEND_BUFFER_MAX) {
+                    config.sendBufferMax((Integer) value);
                 } else if (LISTENER_OPTIONS.contains(option)) {
                     // read by the constructor; checked there
                 } else if (CHANNEL_OPTIONS.contains(option)) {
@@ -115,7 +120,14 @@ final class UtpSettings {
                 throw new UnsupportedOptionException("uTP option " + option.name() + "=" + value + ": " + bad.getMessage(), bad);
             }
         }
-        return new UtpSettings(config.build(), channel, options);
+        UtpConfig protocol;
+        try {
+            protocol = config.build();
+        } catch (IllegalArgumentException inconsistent) {
+            // options valid one by one that contradict each other (a maximum below its size)
+            throw new UnsupportedOptionException("uTP options: " + inconsistent.getMessage(), inconsistent);
+        }
+        return new UtpSettings(protocol, channel, options);
     }
 
     /**

@@ -14,7 +14,7 @@ import io.netty.buffer.Unpooled;
  * payloads hold, as {@link ReceivedPayloads} charges it, expressed in payload bytes).
  */
 final class InboundStream {
-    private final long receiveBufferSize;
+    private final ReceiveBufferTuning buffer;
     private final int maxPayload;
     private final ConnectionOutput out;
     private final AckScheduler acks;
@@ -32,7 +32,7 @@ final class InboundStream {
     private double chargePerByte = 1.0;
 
     InboundStream(UtpConfig config, ConnectionOutput out, AckScheduler acks, ConnectionStats stats) {
-        this.receiveBufferSize = config.receiveBufferSize();
+        this.buffer = new ReceiveBufferTuning(config.receiveBufferSize(), config.receiveBufferMax());
         this.maxPayload = config.maxPayloadSize();
         this.out = out;
         this.acks = acks;
@@ -67,13 +67,28 @@ final class InboundStream {
      * a large flight overrun the buffer, and the packets past it would be dropped and sent again.
      */
     long window() {
-        long free = receiveBufferSize - reorder.bufferedBytes() - unconsumed.charge();
+        long free = buffer.limit() - reorder.bufferedBytes() - unconsumed.charge();
         return free <= 0 ? 0 : (long) (free / chargePerByte);
     }
 
-    /** The application processed {@code bytes} of delivered data. */
-    void consumed(int bytes) {
+    /**
+     * The application processed {@code bytes} of delivered data.
+     *
+     * @return whether the receive buffer grew (see {@link ReceiveBufferTuning})
+     */
+    boolean consumed(int bytes, long nowNanos) {
         unconsumed.consume(bytes);
+        return !discarding && buffer.onConsumed(bytes, chargePerByte, nowNanos);
+    }
+
+    /** A round-trip sample from the packet timestamps, for sizing the receive buffer. */
+    void onRttSample(long nanos) {
+        buffer.onRttSample(nanos);
+    }
+
+    /** The memory received data may hold now (the receive buffer's current size). */
+    long bufferLimit() {
+        return buffer.limit();
     }
 
     /** Memory held in received payloads: reordered, and delivered but not yet consumed. */
@@ -159,7 +174,7 @@ final class InboundStream {
     private boolean hasRoomFor(int distance, ByteBuf payload) {
         return discarding || !payload.isReadable()
                 || (distance == 0 && !reorder.isEmpty())
-                || heldBytes() + ReceivedPayloads.charge(payload) <= receiveBufferSize + maxPayload;
+                || heldBytes() + ReceivedPayloads.charge(payload) <= buffer.limit() + maxPayload;
     }
 
     private void deliver(ByteBuf payload) {

@@ -15,8 +15,10 @@ import java.util.Objects;
  *   <caption>Fields, defaults and ranges</caption>
  *   <tr><th>field</th><th>default</th><th>range</th></tr>
  *   <tr><td>packetSize</td><td>1400 bytes</td><td>{@value #MIN_PACKET_SIZE}..{@value #MAX_PACKET_SIZE}</td></tr>
- *   <tr><td>sendBufferSize</td><td>4 MiB</td><td>{@value #MIN_BUFFER_SIZE}..{@value #MAX_BUFFER_SIZE}</td></tr>
- *   <tr><td>receiveBufferSize</td><td>4 MiB</td><td>max(packetSize, {@value #MIN_BUFFER_SIZE})..{@value #MAX_BUFFER_SIZE}</td></tr>
+ *   <tr><td>sendBufferSize</td><td>4 MiB (or sendBufferMax if that is less)</td><td>{@value #MIN_BUFFER_SIZE}..{@value #MAX_BUFFER_SIZE}</td></tr>
+ *   <tr><td>sendBufferMax</td><td>32 MiB; sendBufferSize if only that was set</td><td>sendBufferSize..{@value #MAX_BUFFER_SIZE}</td></tr>
+ *   <tr><td>receiveBufferSize</td><td>4 MiB (or receiveBufferMax if that is less)</td><td>max(packetSize, {@value #MIN_BUFFER_SIZE})..{@value #MAX_BUFFER_SIZE}</td></tr>
+ *   <tr><td>receiveBufferMax</td><td>32 MiB; receiveBufferSize if only that was set</td><td>receiveBufferSize..{@value #MAX_BUFFER_SIZE}</td></tr>
  *   <tr><td>targetDelay</td><td>60 ms (LEDBAT++)</td><td>1 ms..100 ms (RFC 6817 caps TARGET at 100 ms)</td></tr>
  *   <tr><td>congestionControl</td><td>"ledbat"</td><td>a name registered in {@link CongestionControls}</td></tr>
  *   <tr><td>minRto</td><td>500 ms</td><td>1 ms..60 s</td></tr>
@@ -30,11 +32,20 @@ import java.util.Objects;
  *   <tr><td>allocator</td><td>{@link ByteBufAllocator#DEFAULT}</td><td>non-null</td></tr>
  * </table>
  *
- * <p><b>Why 4 MiB buffers.</b> A window-based sender can have at most one window in flight per round
- * trip, so throughput is bounded by {@code window / RTT}. LEDBAT additionally keeps up to
- * {@code targetDelay} of data queued. 4 MiB sustains about 330 Mbit/s at 100 ms RTT (or 1 Gbit/s at
- * 33 ms) without tuning. The memory is only used while data is actually queued or reordered, so idle
- * connections cost little; raise both sizes for faster or longer paths.
+ * <p><b>Buffers that grow.</b> A window-based sender has at most one window in flight per round trip,
+ * so throughput is bounded by {@code window / RTT}, and LEDBAT keeps up to {@code targetDelay} of data
+ * queued besides. The receive window is memory (each kept payload is charged its buffer, about twice
+ * its bytes), so the 4 MiB a connection starts with carries about 2 MB of payload per round trip:
+ * some 110 Mbit/s at 150 ms. Both buffers therefore grow as a flow needs them, the way Linux grows a
+ * TCP socket's unless the application fixed its size: the receive buffer to twice what the application
+ * consumed in the last round trip (so it grows only while the peer's flight fills half of it and the
+ * application keeps up; a reader that stops makes it grow no more), the send buffer to twice the
+ * congestion window the peer's window allows; neither beyond its maximum ({@code receiveBufferMax},
+ * {@code sendBufferMax}, 32 MiB by default, the default {@code tcp_rmem} maximum of current Linux
+ * kernels), neither ever shrinking while the connection lives. Setting a size without its maximum
+ * fixes it, as {@code SO_RCVBUF} and {@code SO_SNDBUF} lock a TCP socket's; setting the maximum to the
+ * size does the same explicitly. Memory is held only while data is queued, reordered or unread, so an
+ * idle connection costs little whatever its buffers grew to.
  */
 public final class UtpConfig {
     /** Smallest packet size accepted (header included). */
@@ -45,12 +56,20 @@ public final class UtpConfig {
     public static final int MIN_BUFFER_SIZE = 1024;
     /** Largest send or receive buffer accepted. */
     public static final int MAX_BUFFER_SIZE = 256 * 1024 * 1024;
+    /** The size a send or receive buffer may grow to unless the application chose its size or maximum. */
+    public static final int DEFAULT_BUFFER_MAX = 32 * 1024 * 1024;
 
     private static final UtpConfig DEFAULTS = new Builder().build();
 
     private final int packetSize;
     private final int sendBufferSize;
+    private final int sendBufferMax;
     private final int receiveBufferSize;
+    private final int receiveBufferMax;
+    private final boolean sendBufferSizeSet;
+    private final boolean sendBufferMaxSet;
+    private final boolean receiveBufferSizeSet;
+    private final boolean receiveBufferMaxSet;
     private final long targetDelayNanos;
     private final String congestionControl;
     private final long minRtoNanos;
@@ -66,8 +85,14 @@ public final class UtpConfig {
 
     private UtpConfig(Builder b) {
         this.packetSize = b.packetSize;
-        this.sendBufferSize = b.sendBufferSize;
-        this.receiveBufferSize = b.receiveBufferSize;
+        this.sendBufferSize = Builder.startSize(b.sendBufferSize, b.sendBufferSizeSet, b.sendBufferMax);
+        this.receiveBufferSize = Builder.startSize(b.receiveBufferSize, b.receiveBufferSizeSet, b.receiveBufferMax);
+        this.sendBufferSizeSet = b.sendBufferSizeSet;
+        this.receiveBufferSizeSet = b.receiveBufferSizeSet;
+        this.sendBufferMaxSet = b.sendBufferMax >= 0;
+        this.receiveBufferMaxSet = b.receiveBufferMax >= 0;
+        this.sendBufferMax = Builder.resolveMax(b.sendBufferMax, sendBufferSize, b.sendBufferSizeSet);
+        this.receiveBufferMax = Builder.resolveMax(b.receiveBufferMax, receiveBufferSize, b.receiveBufferSizeSet);
         this.targetDelayNanos = b.targetDelayNanos;
         this.congestionControl = b.congestionControl;
         this.minRtoNanos = b.minRtoNanos;
@@ -107,14 +132,30 @@ public final class UtpConfig {
         return packetSize - UtpWire.HEADER_SIZE;
     }
 
-    /** Bytes the application may have written but not yet acknowledged by the peer. */
+    /**
+     * Bytes the application may have written but not yet acknowledged by the peer, when the connection
+     * starts; it grows towards {@link #sendBufferMax()}.
+     */
     public int sendBufferSize() {
         return sendBufferSize;
     }
 
-    /** Bytes of received data buffered (reordered or not yet consumed) before the window closes. */
+    /** The most the send buffer grows to (equal to {@link #sendBufferSize()}: a fixed buffer). */
+    public int sendBufferMax() {
+        return sendBufferMax;
+    }
+
+    /**
+     * Memory of received data buffered (reordered or not yet consumed) before the window closes, when
+     * the connection starts; it grows towards {@link #receiveBufferMax()}.
+     */
     public int receiveBufferSize() {
         return receiveBufferSize;
+    }
+
+    /** The most the receive buffer grows to (equal to {@link #receiveBufferSize()}: a fixed buffer). */
+    public int receiveBufferMax() {
+        return receiveBufferMax;
     }
 
     /** LEDBAT's queuing-delay target, in nanoseconds. */
@@ -178,7 +219,8 @@ public final class UtpConfig {
     @Override
     public String toString() {
         return "UtpConfig{packetSize=" + packetSize + ", sendBufferSize=" + sendBufferSize
-                + ", receiveBufferSize=" + receiveBufferSize + ", targetDelay=" + Duration.ofNanos(targetDelayNanos)
+                + ", sendBufferMax=" + sendBufferMax + ", receiveBufferSize=" + receiveBufferSize
+                + ", receiveBufferMax=" + receiveBufferMax + ", targetDelay=" + Duration.ofNanos(targetDelayNanos)
                 + ", congestionControl=" + congestionControl + ", minRto=" + Duration.ofNanos(minRtoNanos)
                 + ", maxRto=" + Duration.ofNanos(maxRtoNanos) + ", maxRetransmits=" + maxRetransmits
                 + ", connectTimeout=" + Duration.ofNanos(connectTimeoutNanos)
@@ -196,6 +238,10 @@ public final class UtpConfig {
         private int packetSize = 1400;
         private int sendBufferSize = 4 * 1024 * 1024;
         private int receiveBufferSize = 4 * 1024 * 1024;
+        private boolean sendBufferSizeSet;
+        private boolean receiveBufferSizeSet;
+        private int sendBufferMax = -1; // the default: DEFAULT_BUFFER_MAX, or the size if only that was set
+        private int receiveBufferMax = -1;
         private long targetDelayNanos = Duration.ofMillis(60).toNanos();
         private String congestionControl = CongestionControls.LEDBAT;
         private long minRtoNanos = Duration.ofMillis(500).toNanos();
@@ -223,6 +269,10 @@ public final class UtpConfig {
             packetSize = c.packetSize;
             sendBufferSize = c.sendBufferSize;
             receiveBufferSize = c.receiveBufferSize;
+            sendBufferSizeSet = c.sendBufferSizeSet;
+            receiveBufferSizeSet = c.receiveBufferSizeSet;
+            sendBufferMax = c.sendBufferMaxSet ? c.sendBufferMax : -1;
+            receiveBufferMax = c.receiveBufferMaxSet ? c.receiveBufferMax : -1;
             targetDelayNanos = c.targetDelayNanos;
             congestionControl = c.congestionControl;
             minRtoNanos = c.minRtoNanos;
@@ -242,15 +292,42 @@ public final class UtpConfig {
             return this;
         }
 
-        /** Bytes written but not yet acknowledged that the connection accepts. */
+        /**
+         * Bytes written but not yet acknowledged that the connection accepts. Without a
+         * {@link #sendBufferMax} this fixes the size (no growth), as {@code SO_SNDBUF} does for TCP.
+         */
         public Builder sendBufferSize(int bytes) {
             sendBufferSize = checkRange("sendBufferSize", bytes, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
+            sendBufferSizeSet = true;
             return this;
         }
 
-        /** Bytes the peer may have outstanding towards us; also the largest advertised window. */
+        /**
+         * The most the send buffer grows to as the congestion window grows; below the default size,
+         * with no size set, it is the size too.
+         */
+        public Builder sendBufferMax(int bytes) {
+            sendBufferMax = checkRange("sendBufferMax", bytes, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
+            return this;
+        }
+
+        /**
+         * Memory that received data may hold (the advertised window is what is free of it, in payload
+         * bytes). Without a {@link #receiveBufferMax} this fixes the size (no growth), as
+         * {@code SO_RCVBUF} does for TCP.
+         */
         public Builder receiveBufferSize(int bytes) {
             receiveBufferSize = checkRange("receiveBufferSize", bytes, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
+            receiveBufferSizeSet = true;
+            return this;
+        }
+
+        /**
+         * The most the receive buffer grows to while the application keeps up with a fast flow; below
+         * the default size, with no size set, it is the size too.
+         */
+        public Builder receiveBufferMax(int bytes) {
+            receiveBufferMax = checkRange("receiveBufferMax", bytes, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
             return this;
         }
 
@@ -338,11 +415,34 @@ public final class UtpConfig {
                 throw new IllegalArgumentException("maxRto must be in [minRto=" + Duration.ofNanos(minRtoNanos)
                         + ", " + MAX_SHORT_TIMEOUT + "], was " + Duration.ofNanos(maxRtoNanos));
             }
+            int receiveBufferSize = startSize(this.receiveBufferSize, receiveBufferSizeSet, receiveBufferMax);
+            int sendBufferSize = startSize(this.sendBufferSize, sendBufferSizeSet, sendBufferMax);
             if (receiveBufferSize < packetSize) {
                 throw new IllegalArgumentException("receiveBufferSize must be in [packetSize=" + packetSize + ", "
                         + MAX_BUFFER_SIZE + "], was " + receiveBufferSize);
             }
+            if (sendBufferMax >= 0 && sendBufferMax < sendBufferSize) {
+                throw new IllegalArgumentException("sendBufferMax must be in [sendBufferSize=" + sendBufferSize + ", "
+                        + MAX_BUFFER_SIZE + "], was " + sendBufferMax);
+            }
+            if (receiveBufferMax >= 0 && receiveBufferMax < receiveBufferSize) {
+                throw new IllegalArgumentException("receiveBufferMax must be in [receiveBufferSize=" + receiveBufferSize
+                        + ", " + MAX_BUFFER_SIZE + "], was " + receiveBufferMax);
+            }
             return new UtpConfig(this);
+        }
+
+        /** A buffer's size at the start: as set; else the default, or the maximum if that is less. */
+        static int startSize(int size, boolean sizeSet, int max) {
+            return !sizeSet && max >= 0 && max < size ? max : size;
+        }
+
+        /** A buffer's maximum: as set; else its size if the size was set (fixed); else the default. */
+        static int resolveMax(int max, int size, boolean sizeSet) {
+            if (max >= 0) {
+                return max;
+            }
+            return sizeSet ? size : Math.max(DEFAULT_BUFFER_MAX, size);
         }
 
         private static int checkRange(String field, int value, int min, int max) {

@@ -128,6 +128,8 @@ public final class UtpConnection {
     private int synSeq;
     private int seqNr;
     private long peerWindow;
+    /** The send buffer's current size: starts at the configured one, grows with the windows (growSendBuffer). */
+    private long sendBufferLimit;
     private int replyMicros;
     private long lastAdvertisedWindow;
     private boolean writable = true;
@@ -163,6 +165,7 @@ public final class UtpConnection {
         this.inbound = new InboundStream(config, out, acks, stats);
         this.recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
         this.peerWindow = config.packetSize();
+        this.sendBufferLimit = config.sendBufferSize();
         this.lastSendNanos = nowNanos;
         this.lastReceiveNanos = nowNanos;
     }
@@ -439,9 +442,9 @@ public final class UtpConnection {
         if (closed || bytes <= 0) {
             return;
         }
-        inbound.consumed(bytes);
+        inbound.consumed(bytes, nowNanos);
         long window = inbound.window();
-        long threshold = Math.max(2L * maxPayload, Math.min(config.receiveBufferSize() / 4, WINDOW_UPDATE_CAP));
+        long threshold = Math.max(2L * maxPayload, Math.min(inbound.bufferLimit() / 4, WINDOW_UPDATE_CAP));
         if (window - lastAdvertisedWindow >= threshold || (lastAdvertisedWindow < maxPayload && window >= maxPayload)) {
             acks.requestImmediate();
         }
@@ -643,7 +646,17 @@ public final class UtpConnection {
 
     /** Returns how many more bytes {@link #write} would accept now. */
     public long sendBufferSpace() {
-        return Math.max(0, config.sendBufferSize() - sendBuffered());
+        return Math.max(0, sendBufferLimit - sendBuffered());
+    }
+
+    /** Returns the send buffer's current size in bytes: it grows from the configured size (see {@link UtpConfig}). */
+    public long sendBufferLimit() {
+        return sendBufferLimit;
+    }
+
+    /** Returns the receive buffer's current size in bytes (memory, as charged): it grows from the configured size. */
+    public long receiveBufferLimit() {
+        return inbound.bufferLimit();
     }
 
     /** Returns the receive window this side currently advertises, in bytes. */
@@ -822,6 +835,13 @@ public final class UtpConnection {
         int ourDelay = r.timestampDifferenceMicros();
         if (ourDelay != 0) {
             cc.onDelaySample(ourDelay, nowNanos);
+            if (theirTimestamp != 0) {
+                // the two one-way delays: their sum is a round trip (see bootstrapRttFromTimestamps)
+                long micros = Integer.toUnsignedLong(ourDelay + replyMicros);
+                if (micros < MAX_TIMESTAMP_RTT_MICROS) {
+                    inbound.onRttSample(micros * 1000);
+                }
+            }
         }
     }
 
@@ -895,9 +915,27 @@ public final class UtpConnection {
         }
         if (newlyAcked > 0) {
             cc.onAck(newlyAcked, flightBefore, rttSample, nowNanos);
+            growSendBuffer();
         }
         recovery.afterAck(progress, nowNanos);
         return true;
+    }
+
+    /**
+     * Lets the send buffer hold twice what the windows let fly (Linux sizes a TCP send buffer the same
+     * way): a window in flight and a window's worth written behind it, so that the application's next
+     * write is there when the acknowledgements come. Bounded by {@link UtpConfig#sendBufferMax()};
+     * never shrinks.
+     */
+    private void growSendBuffer() {
+        long max = config.sendBufferMax();
+        if (sendBufferLimit >= max) {
+            return;
+        }
+        long wanted = 2 * Math.min(cc.cwndBytes(), peerWindow);
+        if (wanted > sendBufferLimit) {
+            sendBufferLimit = Math.min(max, wanted);
+        }
     }
 
     /**
@@ -1242,7 +1280,7 @@ public final class UtpConnection {
         if (writable && sendBufferSpace() == 0) {
             writable = false;
             out.event(WRITABILITY_CHANGED);
-        } else if (!writable && sendBuffered() <= config.sendBufferSize() / 2) {
+        } else if (!writable && sendBuffered() <= sendBufferLimit / 2) {
             writable = true;
             out.event(WRITABILITY_CHANGED);
         }

@@ -259,6 +259,10 @@ class UtpChannelTest {
         UnsupportedOptionException pacing = assertThrows(UnsupportedOptionException.class, () -> ferry.connect("utp://127.0.0.1:9",
                 new ChannelInboundHandlerAdapter(), ChannelOptions.builder().set(FerryChannelOption.PACING_RATE, 1000L).build()));
         assertTrue(pacing.getMessage().contains("PACING_RATE"), pacing.getMessage());
+        UnsupportedOptionException belowSize = assertThrows(UnsupportedOptionException.class, () -> ferry.connect("utp://127.0.0.1:9",
+                new ChannelInboundHandlerAdapter(), ChannelOptions.builder().set(FerryChannelOption.RECEIVE_BUFFER_SIZE, 8 << 20)
+                        .set(UtpChannelOption.RECEIVE_BUFFER_MAX, 4 << 20).build()));
+        assertTrue(belowSize.getMessage().contains("receiveBufferMax"), belowSize.getMessage());
     }
 
     @Test
@@ -268,6 +272,8 @@ class UtpChannelTest {
                 .set(FerryChannelOption.CONGESTION_CONTROL, "ledbat-strict")
                 .set(UtpChannelOption.TARGET_DELAY, Duration.ofMillis(25))
                 .set(FerryChannelOption.SEND_BUFFER_SIZE, 256 * 1024)
+                .set(UtpChannelOption.SEND_BUFFER_MAX, 1024 * 1024)
+                .set(UtpChannelOption.RECEIVE_BUFFER_MAX, 8 * 1024 * 1024)
                 .build();
         Channel server = digestServer(options);
         try {

@@ -25,6 +25,27 @@ class UtpConfigTest {
     }
 
     @Test
+    void buffersGrowToTheirMaximumUnlessTheirSizeWasSet() {
+        UtpConfig d = UtpConfig.defaults();
+        assertEquals(UtpConfig.DEFAULT_BUFFER_MAX, d.sendBufferMax());
+        assertEquals(UtpConfig.DEFAULT_BUFFER_MAX, d.receiveBufferMax());
+        UtpConfig fixed = UtpConfig.builder().sendBufferSize(1 << 20).receiveBufferSize(2 << 20).build();
+        assertEquals(1 << 20, fixed.sendBufferMax(), "a size set alone is fixed, as SO_SNDBUF locks TCP's");
+        assertEquals(2 << 20, fixed.receiveBufferMax());
+        UtpConfig bounded = UtpConfig.builder().receiveBufferSize(1 << 20).receiveBufferMax(8 << 20).sendBufferMax(64 << 20).build();
+        assertEquals(8 << 20, bounded.receiveBufferMax());
+        assertEquals(4 << 20, bounded.sendBufferSize());
+        assertEquals(64 << 20, bounded.sendBufferMax());
+        assertEquals(2 << 20, fixed.toBuilder().packetSize(1200).build().receiveBufferMax(), "toBuilder keeps a fixed size fixed");
+        assertEquals(UtpConfig.DEFAULT_BUFFER_MAX, d.toBuilder().packetSize(1200).build().receiveBufferMax());
+        assertEquals(3 << 20, d.toBuilder().receiveBufferSize(3 << 20).build().receiveBufferMax());
+        assertTrue(bounded.toString().contains("receiveBufferMax=8388608"), bounded.toString());
+        UtpConfig small = UtpConfig.builder().sendBufferMax(1 << 20).receiveBufferMax(2 << 20).build();
+        assertEquals(1 << 20, small.sendBufferSize(), "a maximum below the default size, no size set: it is the size");
+        assertEquals(2 << 20, small.receiveBufferSize());
+    }
+
+    @Test
     void builderCopiesAndOverrides() {
         UtpConfig c = UtpConfig.builder().packetSize(1200).minRto(Duration.ofMillis(200)).build();
         UtpConfig d = c.toBuilder().idleTimeout(Duration.ZERO).build();
@@ -52,6 +73,9 @@ class UtpConfigTest {
         assertRejected("closeTimeout", () -> UtpConfig.builder().closeTimeout(Duration.ZERO));
         assertRejected("maxRto", () -> UtpConfig.builder().minRto(Duration.ofSeconds(2)).maxRto(Duration.ofSeconds(1)).build());
         assertRejected("receiveBufferSize", () -> UtpConfig.builder().packetSize(9000).receiveBufferSize(4096).build());
+        assertRejected("receiveBufferMax", () -> UtpConfig.builder().receiveBufferMax(512));
+        assertRejected("receiveBufferMax", () -> UtpConfig.builder().receiveBufferSize(8 << 20).receiveBufferMax(4 << 20).build());
+        assertRejected("sendBufferMax", () -> UtpConfig.builder().sendBufferSize(2 << 20).sendBufferMax(1 << 20).build());
         assertThrows(NullPointerException.class, () -> UtpConfig.builder().allocator(null));
     }
 
