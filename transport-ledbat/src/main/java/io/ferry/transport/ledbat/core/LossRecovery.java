@@ -89,6 +89,12 @@ final class LossRecovery {
     /** The sequence number a tail-loss probe retransmitted, -1 if none is outstanding. */
     private int tlpRetransmitSeq = -1;
     private int duplicateAcks;
+    /**
+     * Pure acknowledgements without progress since the last progress: each says a packet left the
+     * network, and lets one lost packet be sent again beyond the congestion window (see
+     * {@link #takeDepartureCredit}).
+     */
+    private int departures;
     private int consecutiveTimeouts;
     private boolean thinTimeouts;
     /** Tail-loss probes sent since the last acknowledgement of new data or the last timeout. */
@@ -164,12 +170,14 @@ final class LossRecovery {
     void onProgress(long nowNanos) {
         consecutiveTimeouts = 0;
         duplicateAcks = 0;
+        departures = 0;
         rtt.resetBackOff();
         timers.retransmission = outstanding.isEmpty() ? NONE : nowNanos + rtt.rtoNanos();
     }
 
     /** A pure acknowledgement that covered nothing new: the third in a row declares the first packet lost. */
     void onDuplicateAck(long nowNanos) {
+        departures++;
         if (++duplicateAcks < DUPLICATE_ACK_THRESHOLD) {
             return;
         }
@@ -256,6 +264,23 @@ final class LossRecovery {
      * the window (RFC 5681 / RFC 6675 fast retransmit): the window was just reduced and may be full of
      * packets that are lost too but not yet known to be. Taking it clears it.
      */
+    /**
+     * Whether a lost packet may be sent again although the congestion window is full, taking one
+     * departure: a packet acknowledged without progress has left the network (TCP's fast recovery
+     * counts duplicate ACKs the same way). Without it a hole whose repair the window blocks waits for
+     * the retransmission timeout while the peer keeps receiving: the packets past the reach of the
+     * selective ACK ({@value io.ferry.transport.ledbat.wire.SelectiveAckBitmap#MAX_BITS} packets) stay
+     * counted in flight until the hole is filled, and a window cut below them (a slowdown's two packets,
+     * a halving) leaves no room. Departures are forgotten at the next progress.
+     */
+    boolean takeDepartureCredit() {
+        if (departures <= 0) {
+            return false;
+        }
+        departures--;
+        return true;
+    }
+
     boolean takeFastRetransmit() {
         boolean due = fastRetransmitDue;
         fastRetransmitDue = false;

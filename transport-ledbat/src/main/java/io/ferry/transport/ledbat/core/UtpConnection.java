@@ -1023,6 +1023,11 @@ public final class UtpConnection {
             }
             long flight = outstanding.bytesInFlight();
             if (flight > 0 && flight + payload > cc.cwndBytes()) {
+                if (resend && recovery.takeDepartureCredit()) {
+                    // a packet acknowledged without progress left the network: repair a hole in its place
+                    transmit(resendSeq, nowNanos);
+                    continue;
+                }
                 return;
             }
             if (!resend && payload > 0) {

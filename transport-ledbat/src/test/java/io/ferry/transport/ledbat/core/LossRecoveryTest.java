@@ -99,6 +99,23 @@ class LossRecoveryTest {
     }
 
     @Test
+    void eachAcknowledgementWithoutProgressLetsOneLostPacketGoBeyondTheWindowUntilTheNextProgress() {
+        int first = send(10, 0);
+        assertFalse(recovery.takeDepartureCredit(), "nothing has left the network unaccounted for");
+        duplicateAck(50 * MS);
+        duplicateAck(51 * MS);
+        duplicateAck(52 * MS);
+        assertEquals(first, outstanding.firstLost());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(recovery.takeDepartureCredit(), "one per packet that left: " + i);
+        }
+        assertFalse(recovery.takeDepartureCredit(), "three acknowledgements, three packets");
+        duplicateAck(53 * MS);
+        sack(54 * MS, first + 5);
+        assertFalse(recovery.takeDepartureCredit(), "progress: the flight shrank, and the window rules again");
+    }
+
+    @Test
     void withFewPacketsInFlightTheThresholdDropsSoATailNeedNotWaitForATimeout() {
         int first = send(2, 0);
         sack(50 * MS, first + 1);
