@@ -34,6 +34,18 @@ public interface CongestionControl {
     void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos);
 
     /**
+     * Tells the controller, before {@link #onAck}, whether the connection's last attempt to send
+     * stopped at the pacer with data waiting. The flight is then short of the window by what the pacer
+     * holds back (a batch of acknowledgements read at once frees more than its burst), not because the
+     * application has nothing to send (RFC 7661's application-limited sender); a controller that grows
+     * its window only as far as the flight may count the window as used.
+     *
+     * @param held whether the pacer held data back
+     */
+    default void onPacerHeld(boolean held) {
+    }
+
+    /**
      * Reports a packet detected lost by duplicate or selective ACKs. Implementations reduce the window
      * at most once per round trip.
      *

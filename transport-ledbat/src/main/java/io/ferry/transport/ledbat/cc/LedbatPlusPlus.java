@@ -41,7 +41,8 @@ package io.ferry.transport.ledbat.cc;
  *       GAIN-sized steps climb back). Someone else's queue gets TCP-LP's answer: the minimum window, and
  *       no climbing back (GAIN-sized steps only) for {@link #YIELD_HOLD_NANOS} or
  *       {@value #YIELD_HOLD_ROUNDS} round trips and then until the queue has not stood above the target
- *       for {@value #RELEASE_QUIET_ROUNDS} round trips. It is someone else's when, in congestion
+ *       for {@value #RELEASE_QUIET_ROUNDS} round trips and {@link #RELEASE_QUIET_NANOS} (longer than
+ *       BBR's 200 ms PROBE_RTT pause). It is someone else's when, in congestion
  *       avoidance and {@value #SETTLING_ROUNDS} round trips after a slow start or regrowth (whose
  *       overshoot is our own), either the queue stands more than a quarter above the target through
  *       {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each; twice the target
@@ -56,14 +57,20 @@ package io.ferry.transport.ledbat.cc;
  *       {@link #FALSE_ALARM_SPACING_NANOS} of such a release. Decreases are spread over the acknowledgements of one flight.</li>
  *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
  *       below a quarter of the target, the link is not full and the window grows by an eighth per round
- *       trip rather than by GAIN packets.</li>
+ *       trip rather than by GAIN packets. The window grows only as far as the flight (an application
+ *       with nothing to send earns no window), except that a flight the connection's pacer held short
+ *       ({@link #onPacerHeld}) counts as using the window - in slow start, and here while no competitor
+ *       was yielded to in the last {@link #RATE_MEMORY_NANOS}: acknowledgements read in a batch free
+ *       more than the pacer's burst, and on a 150 ms path the eighth per round trip had been held to a
+ *       few packets (2.7 to 4.5 MB took 5 s).</li>
  *   <li><b>Slow starts that ignore their own bursts</b>: they end when the queue that stood through a
  *       round trip exceeds 3/4 of the target (or any sample exceeds 3/4 of the configured target), not
  *       on one sample above a target of a few milliseconds.</li>
  *   <li><b>Cheaper slowdowns</b>: a slowdown ends as soon as, after one round trip, the queuing delay
  *       reads (nearly) zero (the queue drained, so the base delay is true; one that finds someone else's
  *       queue lasts the draft's two round trips); the window regrows by doubling, as TCP regrows to
- *       {@code ssthresh}, to the window that held the target queue ({@code W * (base_rtt + TARGET) /
+ *       {@code ssthresh}, from {@link #REGROWTH_START_FRACTION} of it (not from two packets, which took
+ *       ten round trips on a 150 ms path) to the window that held the target queue ({@code W * (base_rtt + TARGET) /
  *       srtt}) rather than to one a slow start had overshot with; and the slowdowns come
  *       {@value #QUICK_SLOWDOWN_INTERVAL_FACTOR} (not 9) slowdown lengths apart: the initial one already
  *       lets a latecomer learn the true base delay, later ones only keep it fresh. A lone flow's link use
@@ -98,6 +105,12 @@ public final class LedbatPlusPlus implements CongestionControl {
     static final int MAX_GAIN_DIVISOR = 16;
     /** Slow start ends when the queuing delay exceeds this fraction of the target. */
     static final double SLOW_START_EXIT_FRACTION = 0.75;
+    /**
+     * Where {@link #competitionAware}'s regrowth after a slowdown starts, as a fraction of the window
+     * it regrows to: the slowdown's two packets for a round trip or two drain the queue, which is its
+     * purpose; regrowing from there by doubling would cost log2 of the window in packets round trips.
+     */
+    static final double REGROWTH_START_FRACTION = 0.125;
     /** The draft's multiplicative-decrease constant C. */
     static final double DECREASE_CONSTANT = 1.0;
     /** Round trips a slowdown holds the window at its minimum. */
@@ -157,6 +170,12 @@ public final class LedbatPlusPlus implements CongestionControl {
      * not stood above the target for this many round trips ...
      */
     static final int RELEASE_QUIET_ROUNDS = 4;
+    /**
+     * ... and for at least this long: BBR empties its queue for 200 ms and a round trip every ten
+     * seconds (PROBE_RTT), which on a short path is more than the quiet rounds; climbing back into that
+     * pause took a tenth of the link for a second each time.
+     */
+    static final long RELEASE_QUIET_NANOS = 300_000_000L;
     /**
      * ... and no sooner than this long after it yielded (TCP-LP's inference time-out): a TCP flow whose
      * slow start ended early (CUBIC's HyStart, misled by the scavenger's packets between its own) leaves
@@ -263,6 +282,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     private double cwnd;
     private double ssthresh = Double.MAX_VALUE;
     private Phase phase = Phase.SLOW_START;
+    /** The connection's pacer held data back at the last send attempt (see {@link #onPacerHeld}). */
+    private boolean pacerHeld;
     private long smoothedRttMicros = -1;
     private long lastReductionNanos = NEVER;
     private long slowdownStartNanos = NEVER;
@@ -296,6 +317,7 @@ public final class LedbatPlusPlus implements CongestionControl {
     private boolean stepHeld;
     private long holdUntilNanos = NEVER;
     private int quietRounds;
+    private long quietSinceNanos;
     private double lastRoundRate;
     private double roundStartCwnd;
     private double lastShrink;
@@ -338,6 +360,11 @@ public final class LedbatPlusPlus implements CongestionControl {
     }
 
     @Override
+    public void onPacerHeld(boolean held) {
+        pacerHeld = held;
+    }
+
+    @Override
     public void onDelaySample(int delayMicros32, long nowNanos) {
         delay.addSample(delayMicros32, nowNanos);
     }
@@ -359,6 +386,11 @@ public final class LedbatPlusPlus implements CongestionControl {
                     && delay.queuingMicros() <= Math.max(DRAINED_MICROS, target * DRAINED_FRACTION);
             if (drained || elapsed >= SLOWDOWN_RTTS * rttNanos()) {
                 phase = Phase.REGROWTH;
+                if (quickSlowdowns) {
+                    // the drained queue was the point; doubling from two packets back to the window
+                    // took ten round trips on a 150 ms path (1.6 s), so start from a part of it
+                    cwnd = Math.max(cwnd, ssthresh * REGROWTH_START_FRACTION);
+                }
                 // the regrowth ends on the queue that stands through its own round trips, not on one
                 // measured before the slowdown drained it
                 standingQueueMicros = delay.queuingMicros();
@@ -383,7 +415,10 @@ public final class LedbatPlusPlus implements CongestionControl {
                 return;
             }
             cwnd += (phase == Phase.REGROWTH && quickSlowdowns ? 1.0 : gain()) * bytesNewlyAcked;
-            cap = Math.max(before, (double) bytesInFlightBeforeAck + Math.max(bytesNewlyAcked, mss));
+            // doubling per round trip unless the application, not the pacer, kept the flight short (up
+            // to twice the flight: a round's growth)
+            double used = pacerHeld ? Math.max(bytesInFlightBeforeAck, Math.min(before, 2.0 * bytesInFlightBeforeAck)) : bytesInFlightBeforeAck;
+            cap = Math.max(before, used + Math.max(bytesNewlyAcked, mss));
             if (cwnd >= ssthresh) {
                 cwnd = Math.max(before, ssthresh);
                 endSlowStart(nowNanos);
@@ -395,6 +430,7 @@ public final class LedbatPlusPlus implements CongestionControl {
             }
             double packets = cwnd / mss;
             double perRtt;
+            boolean fillingEmptyLink = false;
             if (!quickSlowdowns) {
                 perRtt = queuing <= target ? gain()
                         : Math.max(gain() - DECREASE_CONSTANT * packets * (queuing / target - 1), -packets / 2);
@@ -413,7 +449,8 @@ public final class LedbatPlusPlus implements CongestionControl {
                     // the link is not full: grow by an eighth per round trip rather than by one step
                     // (not while held after yielding: the queue of a competitor that just backed off, or
                     // paused, drains for a moment)
-                    perRtt = !stepHeld && standingQueueMicros < target * STILL_EMPTY_FRACTION ? Math.max(step, packets * EMPTY_GROWTH) : step;
+                    fillingEmptyLink = !stepHeld && standingQueueMicros < target * STILL_EMPTY_FRACTION;
+                    perRtt = fillingEmptyLink ? Math.max(step, packets * EMPTY_GROWTH) : step;
                 } else if (yielding && queuing > target) {
                     // a queue above the target that stood through round trips of our own decrease is
                     // someone else's: halve per round trip, as far as the draft ever goes, until the
@@ -432,7 +469,17 @@ public final class LedbatPlusPlus implements CongestionControl {
                 // after a decrease is larger than the window
                 cwnd += perRtt * mss * bytesNewlyAcked / Math.max(cwnd, bytesInFlightBeforeAck);
             }
-            cap = Math.max(before, (double) bytesInFlightBeforeAck + mss);
+            // the window grows only as far as the flight, except into an empty link that no competitor
+            // shared lately while the pacer, not the application, kept the flight short of the window:
+            // on a long path the acknowledgements read in one batch free more than the pacer's burst,
+            // and the eighth per round trip was held to a few packets (2.7 to 4.5 MB took 5 s at
+            // 150 ms). Behind a competitor's pause (BBR's PROBE_RTT) the flight stays the bound.
+            boolean competitorLately = yieldNanos != NEVER && nowNanos - yieldNanos < RATE_MEMORY_NANOS;
+            // (and by no more than a round's growth beyond the flight, so a window the flight cannot
+            // follow does not run away)
+            double used = fillingEmptyLink && pacerHeld && !competitorLately
+                    ? Math.max(bytesInFlightBeforeAck, Math.min(before, (1 + EMPTY_GROWTH) * bytesInFlightBeforeAck)) : bytesInFlightBeforeAck;
+            cap = Math.max(before, used + mss);
         }
         cwnd = Math.max(Math.min(cwnd, cap), (double) MIN_CWND * mss);
     }
@@ -531,7 +578,10 @@ public final class LedbatPlusPlus implements CongestionControl {
             // that settled at its own target, or a TCP flow that does not fill the link (yet); past the
             // hold, and once that lasted a few round trips, climb back
             quietRounds = roundsAboveTarget == 0 ? quietRounds + 1 : 0;
-            if (quietRounds >= RELEASE_QUIET_ROUNDS && nowNanos >= holdUntilNanos) {
+            if (quietRounds == 1) {
+                quietSinceNanos = nowNanos;
+            }
+            if (quietRounds >= RELEASE_QUIET_ROUNDS && nowNanos - quietSinceNanos >= RELEASE_QUIET_NANOS && nowNanos >= holdUntilNanos) {
                 stepHeld = false;
             }
             roundMinQueueMicros = Long.MAX_VALUE;

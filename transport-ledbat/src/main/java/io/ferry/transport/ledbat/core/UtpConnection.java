@@ -130,6 +130,8 @@ public final class UtpConnection {
     private long peerWindow;
     /** The send buffer's current size: starts at the configured one, grows with the windows (growSendBuffer). */
     private long sendBufferLimit;
+    /** The last attempt to send stopped at the pacer with data waiting ({@link CongestionControl#onPacerHeld}). */
+    private boolean heldByPacer;
     private int replyMicros;
     private long lastAdvertisedWindow;
     private boolean writable = true;
@@ -914,6 +916,7 @@ public final class UtpConnection {
             recovery.onDuplicateAck(nowNanos);
         }
         if (newlyAcked > 0) {
+            cc.onPacerHeld(heldByPacer);
             cc.onAck(newlyAcked, flightBefore, rttSample, nowNanos);
             growSendBuffer();
         }
@@ -997,6 +1000,7 @@ public final class UtpConnection {
             return;
         }
         timers.pacing = NONE;
+        heldByPacer = false;
         while (true) {
             int resendSeq = outstanding.firstLost();
             boolean resend = resendSeq >= 0;
@@ -1047,6 +1051,7 @@ public final class UtpConnection {
             long rate = cc.pacingRateBytesPerSecond(rtt.srttNanos());
             if (!pacer.canSend(nowNanos, rate)) {
                 timers.pacing = pacer.nextSendTimeNanos(nowNanos, rate);
+                heldByPacer = true;
                 return;
             }
             if (resend) {

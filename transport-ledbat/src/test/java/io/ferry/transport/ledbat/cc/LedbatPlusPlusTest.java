@@ -204,7 +204,59 @@ class LedbatPlusPlusTest {
             rtts++;
         }
         assertTrue(cc.cwndBytes() >= window - 2 * MSS, "back to " + cc.cwndBytes() + " of " + window);
-        assertTrue(rtts <= 7, "doubling from 2 to 100 packets takes about six round trips, took " + rtts);
+        assertTrue(rtts <= 4, "doubling from an eighth of the window takes three round trips (from two packets, six), took " + rtts);
+    }
+
+    /**
+     * One round trip of acknowledgements that each find the flight {@code shortPackets} below the window:
+     * what the pacer holds back between its sends when a batch of acknowledgements freed more than its
+     * burst.
+     */
+    private static long ackOneWindowShortOfIt(LedbatPlusPlus cc, long now, int shortPackets, boolean pacerHeld, long rttNanos) {
+        long cwnd = cc.cwndBytes();
+        long step = rttNanos / Math.max(1, cwnd / MSS);
+        for (long acked = 0; acked < cwnd; acked += MSS) {
+            cc.onDelaySample(BASE, now);
+            cc.onPacerHeld(pacerHeld);
+            cc.onAck(MSS, cc.cwndBytes() - (long) shortPackets * MSS, rttNanos, now);
+            now += step;
+        }
+        return now;
+    }
+
+    @Test
+    void aFlightThePacerHeldShortOfTheWindowStillLetsItGrowButOneTheApplicationLeftShortDoesNot() {
+        long rtt = 150 * MS;
+        for (boolean pacerHeld : new boolean[] {false, true}) {
+            // slow start
+            LedbatPlusPlus cc = tied(params);
+            long now = 0;
+            cc.onDelaySample(BASE, now);
+            while (cc.cwndBytes() < 40L * MSS) {
+                now = ackOneWindow(cc, now, 0, rtt);
+            }
+            long before = cc.cwndBytes();
+            ackOneWindowShortOfIt(cc, now, 3, pacerHeld, rtt);
+            double growth = (double) cc.cwndBytes() / before;
+            if (pacerHeld) {
+                assertTrue(growth > 1.9, "slow start held back by the pacer still doubles: " + growth);
+            } else {
+                assertTrue(growth < 1.05, "slow start of a sender with nothing more to send does not grow: " + growth);
+            }
+            // congestion avoidance into an empty link: an eighth per round trip
+            LedbatPlusPlus avoiding = tied(params);
+            avoiding.onAck(MSS, 2L * MSS, rtt, 0);
+            now = pastTheFirstSlowdown(avoiding, grownTo(avoiding, 200, rtt), rtt);
+            now = ackOneWindow(avoiding, now, 0, rtt);
+            before = avoiding.cwndBytes();
+            ackOneWindowShortOfIt(avoiding, now, 3, pacerHeld, rtt);
+            growth = (double) avoiding.cwndBytes() / before;
+            if (pacerHeld) {
+                assertTrue(growth > 1.10, "an empty link, the pacer holding back: grew by " + growth);
+            } else {
+                assertTrue(growth < 1.02, "an empty link, nothing more to send: grew by " + growth);
+            }
+        }
     }
 
     @Test

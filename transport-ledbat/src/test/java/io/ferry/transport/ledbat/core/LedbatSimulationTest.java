@@ -83,14 +83,15 @@ class LedbatSimulationTest {
      * (100 Mbit/s, 20 ms, 150 ms queue; both directions stop for 0-4 ms every 300 ms on average):
      * a stall lifts the delay for a moment, and in some runs our growing decreases look like a
      * newcomer's slow start and the flow yields. The queue stays empty behind such a yield, so it is
-     * taken back within round trips instead of costing the 2 s hold (before: 74-75 % link use in these
-     * runs; each false alarm took a quarter of the link for 10 s).
+     * taken back within round trips instead of costing the 2 s hold (each false alarm took a quarter of
+     * the link for 10 s before). Seeds 1 and 5 raise one false alarm each (93 % link use); most seeds
+     * raise none (95 %).
      */
     @Test
     void aloneOnAPathThatStallsTheDefaultTakesBackAYieldThatTheEmptyQueueBehindItShowsToBeFalse() {
         long rate = 12_500_000;
         long falseAlarms = 0;
-        for (long seed : new long[] {3, 7}) {
+        for (long seed : new long[] {1, 5}) {
             TrackingAllocator runAlloc = new TrackingAllocator();
             UtpConfig config = UtpConfig.builder().allocator(runAlloc).sendBufferSize(64 << 20).receiveBufferSize(64 << 20).build();
             SimPair p = new SimPair(seed, LinkParams.delay(10 * MS).withBottleneck(rate, rate * 150 / 1000), LinkParams.delay(10 * MS),
