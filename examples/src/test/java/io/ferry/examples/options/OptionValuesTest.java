@@ -37,6 +37,9 @@ class OptionValuesTest {
         ChannelOptions options = OptionValues.parse(ferry.transport("utp"), List.of("target-delay=50ms", "max_retransmits=8"));
         assertEquals(Duration.ofMillis(50), options.get(UtpChannelOption.TARGET_DELAY).orElseThrow());
         assertEquals(8, options.get(UtpChannelOption.MAX_RETRANSMITS).orElseThrow());
+        ChannelOptions buffers = OptionValues.parse(ferry.transport("utp"), List.of("receive-buffer-max=64M", "send_buffer_max=16M"));
+        assertEquals(64 << 20, buffers.get(UtpChannelOption.RECEIVE_BUFFER_MAX).orElseThrow());
+        assertEquals(16 << 20, buffers.get(UtpChannelOption.SEND_BUFFER_MAX).orElseThrow());
     }
 
     @Test
