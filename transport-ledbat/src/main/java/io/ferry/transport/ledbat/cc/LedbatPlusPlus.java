@@ -469,15 +469,13 @@ public final class LedbatPlusPlus implements CongestionControl {
                 // after a decrease is larger than the window
                 cwnd += perRtt * mss * bytesNewlyAcked / Math.max(cwnd, bytesInFlightBeforeAck);
             }
-            // the window grows only as far as the flight, except into an empty link that no competitor
-            // shared lately while the pacer, not the application, kept the flight short of the window:
-            // on a long path the acknowledgements read in one batch free more than the pacer's burst,
-            // and the eighth per round trip was held to a few packets (2.7 to 4.5 MB took 5 s at
-            // 150 ms). Behind a competitor's pause (BBR's PROBE_RTT) the flight stays the bound.
-            boolean competitorLately = yieldNanos != NEVER && nowNanos - yieldNanos < RATE_MEMORY_NANOS;
-            // (and by no more than a round's growth beyond the flight, so a window the flight cannot
-            // follow does not run away)
-            double used = fillingEmptyLink && pacerHeld && !competitorLately
+            // the window grows only as far as the flight, except into an empty link while the pacer, not
+            // the application, kept the flight short of the window, and then by no more than a round's
+            // growth beyond the flight: acknowledgements read in one batch free more than the pacer's
+            // burst, and the eighth per round trip was held to a few packets (2.7 to 4.5 MB took 5 s at
+            // 150 ms; after a yield on the 20 ms path the window stayed at a fifth of the link for
+            // seconds with the queue empty)
+            double used = fillingEmptyLink && pacerHeld
                     ? Math.max(bytesInFlightBeforeAck, Math.min(before, (1 + EMPTY_GROWTH) * bytesInFlightBeforeAck)) : bytesInFlightBeforeAck;
             cap = Math.max(before, used + mss);
         }
