@@ -72,13 +72,14 @@ final class InboundStream {
     }
 
     /**
-     * The application processed {@code bytes} of delivered data.
-     *
-     * @return whether the receive buffer grew (see {@link ReceiveBufferTuning})
+     * The application processed {@code bytes} of delivered data; the receive buffer may grow (see
+     * {@link ReceiveBufferTuning}), which the window then shows.
      */
-    boolean consumed(int bytes, long nowNanos) {
+    void consumed(int bytes, long nowNanos) {
         unconsumed.consume(bytes);
-        return !discarding && buffer.onConsumed(bytes, chargePerByte, nowNanos);
+        if (!discarding) {
+            buffer.onConsumed(bytes, chargePerByte, nowNanos);
+        }
     }
 
     /** A round-trip sample from the packet timestamps, for sizing the receive buffer. */
