@@ -74,11 +74,25 @@ public final class FerryChannelOption<T> extends ChannelOption<T> {
                 }
             });
 
+    /**
+     * How many member connections carry one striped channel, 1 to 64 (see {@link io.ferry.transport.striped.StripedChannel}):
+     * the application gets one ordinary channel whose bytes travel over that many connections of the
+     * transport, as FDT and GridFTP stripe a transfer. Both ends must ask for it: a listener with this
+     * option accepts striped sessions of any size (the client's value decides), and only them. The
+     * same as {@code ?streams=N} on the URI.
+     */
+    public static final FerryChannelOption<Integer> STREAMS =
+            new FerryChannelOption<>("STREAMS", Integer.class, v -> {
+                if (v < 1 || v > 64) {
+                    throw new IllegalArgumentException("STREAMS must be between 1 and 64 connections, got " + v);
+                }
+            });
+
     /** The {@link #LINGER} of a connection that was not given one. */
     public static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
 
     private static final List<FerryChannelOption<?>> ALL = List.of(
-            SEND_BUFFER_SIZE, RECEIVE_BUFFER_SIZE, PACKET_SIZE, CONGESTION_CONTROL, PACING_RATE, CONNECT_TIMEOUT, LINGER);
+            SEND_BUFFER_SIZE, RECEIVE_BUFFER_SIZE, PACKET_SIZE, CONGESTION_CONTROL, PACING_RATE, CONNECT_TIMEOUT, LINGER, STREAMS);
 
     private final String simpleName;
     private final Class<T> valueType;

@@ -8,7 +8,8 @@ import java.util.Objects;
 
 /**
  * A parsed and checked transport address such as {@code tcp://example.org:9000} or
- * {@code utp://[::1]:6881}: a scheme, a host and a port, nothing else.
+ * {@code utp://[::1]:6881}: a scheme, a host and a port, and optionally {@code ?streams=N} for a
+ * striped connection (see {@link FerryChannelOption#STREAMS}).
  *
  * <p>Every problem is reported as an {@link IllegalArgumentException} whose message quotes the
  * input and names what is wrong (no scheme, no host, no port, a port out of range, a path or query
@@ -20,12 +21,14 @@ public final class TransportUri {
     private final String host;
     private final int port;
     private final String text;
+    private final int streams;
 
-    private TransportUri(String scheme, String host, int port, String text) {
+    private TransportUri(String scheme, String host, int port, String text, int streams) {
         this.scheme = scheme;
         this.host = host;
         this.port = port;
         this.text = text;
+        this.streams = streams;
     }
 
     /**
@@ -76,13 +79,58 @@ public final class TransportUri {
                     + (forListen ? "; ports go from 0 (any free port) to 65535" : "; a connection needs a port from 1 to 65535"));
         }
         String path = uri.getRawPath();
-        if ((path != null && !path.isEmpty() && !path.equals("/")) || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            throw new IllegalArgumentException("transport URI '" + text + "' must not have a path, query or fragment; pass options as ChannelOptions");
+        if ((path != null && !path.isEmpty() && !path.equals("/")) || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("transport URI '" + text + "' must not have a path or fragment; pass options as ChannelOptions");
         }
+        int streams = streams(uri.getRawQuery(), text);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
-        return new TransportUri(uri.getScheme().toLowerCase(Locale.ROOT), host, port, text);
+        return new TransportUri(uri.getScheme().toLowerCase(Locale.ROOT), host, port, text, streams);
+    }
+
+    /** The one query a transport URI may have, {@code streams=N} (see {@link FerryChannelOption#STREAMS}); 0 without it. */
+    private static int streams(String query, String text) {
+        if (query == null) {
+            return 0;
+        }
+        if (!query.startsWith("streams=") || query.indexOf('&') >= 0) {
+            throw new IllegalArgumentException("transport URI '" + text + "' has the query '" + query
+                    + "'; the only query a transport URI takes is streams=N (1 to 64); pass other options as ChannelOptions");
+        }
+        String value = query.substring("streams=".length());
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("transport URI '" + text + "': streams must be a number from 1 to 64, got '" + value + "'");
+        }
+        if (n < 1 || n > 64) {
+            throw new IllegalArgumentException("transport URI '" + text + "': streams must be from 1 to 64, got " + n);
+        }
+        return n;
+    }
+
+    /** The number of striped streams the URI asks for ({@code ?streams=N}), if it asks. */
+    public java.util.OptionalInt streams() {
+        return streams == 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(streams);
+    }
+
+    /**
+     * {@code options} with the URI's {@code streams} as {@link FerryChannelOption#STREAMS}.
+     *
+     * @throws IllegalArgumentException if the options already ask for a different number
+     */
+    public ChannelOptions withStreams(ChannelOptions options) {
+        if (streams == 0) {
+            return options;
+        }
+        java.util.Optional<Integer> given = options.get(FerryChannelOption.STREAMS);
+        if (given.isPresent() && given.get() != streams) {
+            throw new IllegalArgumentException("transport URI '" + text + "' asks for " + streams
+                    + " streams but the options ask for STREAMS=" + given.get());
+        }
+        return options.toBuilder().set(FerryChannelOption.STREAMS, streams).build();
     }
 
     /** The scheme in lower case, e.g. {@code tcp}. */
@@ -111,12 +159,12 @@ public final class TransportUri {
             return false;
         }
         TransportUri other = (TransportUri) o;
-        return scheme.equals(other.scheme) && host.equals(other.host) && port == other.port;
+        return scheme.equals(other.scheme) && host.equals(other.host) && port == other.port && streams == other.streams;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(scheme, host, port);
+        return Objects.hash(scheme, host, port, streams);
     }
 
     @Override

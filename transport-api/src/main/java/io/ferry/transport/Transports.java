@@ -36,6 +36,7 @@ public final class Transports implements AutoCloseable {
 
     private final Map<String, TransportProvider> providersByScheme;
     private final Map<TransportProvider, Transport> open = new LinkedHashMap<>();
+    private final Map<Transport, io.ferry.transport.striped.StripedTransport> striped = new LinkedHashMap<>();
     private boolean closed;
 
     private Transports(Iterable<? extends TransportProvider> providers) {
@@ -125,7 +126,8 @@ public final class Transports implements AutoCloseable {
     private ChannelFuture connect(TransportUri target, ChannelHandler handler, ChannelOptions options) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(options, "options");
-        Transport transport = transport(target.scheme());
+        options = target.withStreams(options);
+        Transport transport = carrier(target.scheme(), options);
         InetSocketAddress remote;
         try {
             remote = resolve(target);
@@ -158,7 +160,8 @@ public final class Transports implements AutoCloseable {
     private ChannelFuture listen(TransportUri target, ChannelHandler childHandler, ChannelOptions options) {
         Objects.requireNonNull(childHandler, "childHandler");
         Objects.requireNonNull(options, "options");
-        Transport transport = transport(target.scheme());
+        options = target.withStreams(options);
+        Transport transport = carrier(target.scheme(), options);
         InetSocketAddress local;
         try {
             local = resolve(target);
@@ -166,6 +169,17 @@ public final class Transports implements AutoCloseable {
             throw new IllegalArgumentException("cannot listen on '" + target + "': unknown host '" + target.host() + "'", e);
         }
         return transport.listen(local, childHandler, options);
+    }
+
+    /** The transport for a scheme, or its striped form when the options ask for {@link FerryChannelOption#STREAMS}. */
+    private Transport carrier(String scheme, ChannelOptions options) {
+        Transport transport = transport(scheme);
+        if (!options.contains(FerryChannelOption.STREAMS)) {
+            return transport;
+        }
+        synchronized (this) {
+            return striped.computeIfAbsent(transport, io.ferry.transport.striped.StripedTransport::over);
+        }
     }
 
     private static InetSocketAddress resolve(TransportUri target) throws UnknownHostException {
@@ -190,27 +204,40 @@ public final class Transports implements AutoCloseable {
     @Override
     public void close() {
         List<Transport> toClose;
+        List<io.ferry.transport.striped.StripedTransport> stripes;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             toClose = new ArrayList<>(open.values());
+            stripes = new ArrayList<>(striped.values());
             open.clear();
+            striped.clear();
         }
+        // Striped channels first: each reports its members' losses as one loss of its own.
+        toClose.addAll(0, stripes);
+        java.util.Set<UndeliveredDataException> reported = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         RuntimeException failure = null;
         List<UndeliveredDataException> losses = new ArrayList<>();
         for (Transport transport : toClose) {
             try {
                 transport.close();
             } catch (DataLossException e) {
-                losses.addAll(e.losses());
+                for (UndeliveredDataException loss : e.losses()) {
+                    if (!reported.contains(loss)) {
+                        losses.add(loss);
+                    }
+                }
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
                 } else {
                     failure.addSuppressed(e);
                 }
+            }
+            if (transport instanceof io.ferry.transport.striped.StripedTransport) {
+                reported.addAll(((io.ferry.transport.striped.StripedTransport) transport).reportedMemberLosses());
             }
         }
         if (!losses.isEmpty()) {

@@ -54,7 +54,7 @@ class ChannelOptionsTest {
         assertSame(FerryChannelOption.PACKET_SIZE, FerryChannelOption.byName("packet-size").orElseThrow());
         assertTrue(FerryChannelOption.byName("nonsense").isEmpty());
         assertSame(FerryChannelOption.LINGER, FerryChannelOption.byName("linger").orElseThrow());
-        assertEquals(7, FerryChannelOption.all().size());
+        assertEquals(8, FerryChannelOption.all().size());
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable call) {

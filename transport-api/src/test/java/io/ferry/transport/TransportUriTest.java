@@ -51,9 +51,22 @@ class TransportUriTest {
 
     @Test
     void rejectsPathQueryAndUserInfo() {
-        assertMessage("path, query or fragment", () -> TransportUri.parse("tcp://h:1/file", false));
-        assertMessage("path, query or fragment", () -> TransportUri.parse("tcp://h:1?x=1", false));
+        assertMessage("path or fragment", () -> TransportUri.parse("tcp://h:1/file", false));
+        assertMessage("the only query a transport URI takes is streams=N", () -> TransportUri.parse("tcp://h:1?x=1", false));
         assertMessage("user information", () -> TransportUri.parse("tcp://me@h:1", false));
+    }
+
+    @Test
+    void readsTheNumberOfStripedStreams() {
+        TransportUri uri = TransportUri.parse("tcp://h:1?streams=4", false);
+        assertEquals(4, uri.streams().getAsInt());
+        assertEquals(4, uri.withStreams(io.ferry.transport.ChannelOptions.empty()).get(FerryChannelOption.STREAMS).orElseThrow());
+        assertTrue(TransportUri.parse("tcp://h:1", false).streams().isEmpty());
+        assertMessage("from 1 to 64, got 65", () -> TransportUri.parse("tcp://h:1?streams=65", false));
+        assertMessage("a number from 1 to 64, got 'four'", () -> TransportUri.parse("tcp://h:1?streams=four", false));
+        assertMessage("streams=N", () -> TransportUri.parse("tcp://h:1?streams=2&x=1", false));
+        assertMessage("asks for 4 streams but the options ask for STREAMS=2", () -> uri.withStreams(
+                io.ferry.transport.ChannelOptions.builder().set(FerryChannelOption.STREAMS, 2).build()));
     }
 
     @Test

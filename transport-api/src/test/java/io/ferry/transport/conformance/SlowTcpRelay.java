@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A TCP relay on loopback for one connection that forwards each direction at a limited rate through
+ * A TCP relay on loopback that forwards each direction at a limited rate through
  * small socket buffers, so that a writer's bytes wait in its own kernel, unacknowledged, as they would
  * on a slow path. {@link #blackhole()} stops all forwarding. (TCP cannot be made lossy without a network
  * namespace and root; a slow path is what makes a close race its data here.)
@@ -46,20 +46,23 @@ public final class SlowTcpRelay implements ImpairedPath {
         t.start();
     }
 
+    /** Relays every connection that comes (a striped client opens several), each at the rate limit. */
     private void accept() {
         try {
-            Socket client = listener.accept();
-            Socket upstream = new Socket();
-            upstream.setSendBufferSize(BUFFER);
-            upstream.connect(server);
-            synchronized (sockets) {
-                sockets.add(client);
-                sockets.add(upstream);
+            for (;;) {
+                Socket client = listener.accept();
+                Socket upstream = new Socket();
+                upstream.setSendBufferSize(BUFFER);
+                upstream.connect(server);
+                synchronized (sockets) {
+                    sockets.add(client);
+                    sockets.add(upstream);
+                }
+                start(new Thread(() -> pump(client, upstream), "slow-tcp-relay-up"));
+                start(new Thread(() -> pump(upstream, client), "slow-tcp-relay-down"));
             }
-            start(new Thread(() -> pump(client, upstream), "slow-tcp-relay-up"));
-            start(new Thread(() -> pump(upstream, client), "slow-tcp-relay-down"));
         } catch (IOException closedMeanwhile) {
-            // the relay was closed before a client came
+            // the relay was closed
         }
     }
 
@@ -106,10 +109,14 @@ public final class SlowTcpRelay implements ImpairedPath {
         blackhole = true;
     }
 
-    /** What the relay's receiving socket may hold (its window, doubled by the kernel) plus one chunk in hand. */
+    /** What the relay's receiving sockets may hold (each its window, doubled by the kernel) plus one chunk in hand each. */
     @Override
     public long maxHeldBytes() {
-        return 4L * BUFFER + CHUNK;
+        int connections;
+        synchronized (sockets) {
+            connections = Math.max(1, sockets.size() / 2);
+        }
+        return connections * (4L * BUFFER + CHUNK);
     }
 
     @Override

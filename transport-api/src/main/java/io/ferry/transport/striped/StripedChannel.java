@@ -1,0 +1,811 @@
+package io.ferry.transport.striped;
+
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.UndeliveredDataException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.ChannelOutputShutdownException;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+
+import java.io.IOException;
+import java.net.ProtocolException;
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One byte stream carried by N member connections of a Ferry transport (see
+ * {@link io.ferry.transport.FerryChannelOption#STREAMS}). To the application it is an ordinary
+ * connection: ordered, reliable bytes, writability backpressure, auto-read, half-close, abort, statistics.
+ *
+ * <p>The writer cuts the stream into blocks tagged with their offset and puts each on whichever member
+ * can take it now, so a faster member carries more. The reader puts the members' blocks back in order;
+ * the out-of-order bytes it holds are bounded: past {@link #REORDER_LIMIT} it stops reading from every
+ * member that is ahead of the stream's next byte, so a member that stalls holds the others back (through
+ * their own flow control) rather than making the reader grow. A member that fails fails the channel.
+ *
+ * <p>A graceful {@code close()} pushes every queued byte to the members, lets each drain and then closes
+ * each gracefully with its own linger; the close future fails with {@link UndeliveredDataException} (the
+ * members' shortfalls summed) when a member's close does.
+ */
+public final class StripedChannel extends AbstractChannel implements DuplexChannel {
+
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    /** The largest block a writer puts on one member at a time. */
+    static final int BLOCK_SIZE = 64 << 10;
+    /** Out-of-order bytes a reader holds before it stops reading from members that are ahead. */
+    static final long REORDER_LIMIT = 8L << 20;
+
+    private final StripedTransport transport;
+    private final StripedChannelConfig config = new StripedChannelConfig(this);
+    private final int count;
+    private final boolean framed;
+    private final Duration linger;
+    private EventLoop loop;
+    private Member[] members;
+
+    private volatile boolean open = true;
+    private volatile boolean active = true;
+    private volatile boolean outputShutdown;
+    private volatile boolean inputShutdown;
+    private volatile long bytesSent;
+    private volatile long bytesReceived;
+
+    // writing (striped event loop)
+    private long sendOffset;
+    private int nextMember;
+
+    // reading (striped event loop)
+    private final TreeMap<Long, ByteBuf> reorder = new TreeMap<>();
+    private long reorderBytes;
+    private long receiveOffset;
+    private boolean readPending;
+    private boolean delivering;
+    private boolean failed;
+
+    // closing (striped event loop)
+    private Closing closing;
+    private final List<UndeliveredDataException> memberLosses = Collections.synchronizedList(new ArrayList<>());
+
+    StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger) {
+        super(parent);
+        this.transport = transport;
+        this.count = count;
+        this.framed = count > 1;
+        this.linger = linger;
+        attr(FerryChannels.TRANSPORT).set(transport);
+    }
+
+    /** Gives the channel its connected members, before it is registered on the first one's event loop. */
+    void attach(List<Channel> memberChannels) {
+        Member[] list = new Member[memberChannels.size()];
+        for (int i = 0; i < list.length; i++) {
+            list[i] = new Member(i, memberChannels.get(i));
+        }
+        this.loop = memberChannels.get(0).eventLoop();
+        this.members = list;
+    }
+
+    /** Marks a channel whose members never all connected as closed. */
+    void abandon() {
+        open = false;
+        active = false;
+    }
+
+    /** The event loop the channel will be registered on: its first member's. */
+    EventLoop intendedLoop() {
+        return loop;
+    }
+
+    /** The member connections, in the order of their index on the wire. */
+    public List<Channel> members() {
+        if (members == null) {
+            return List.of();
+        }
+        List<Channel> list = new ArrayList<>(members.length);
+        for (Member m : members) {
+            list.add(m.channel);
+        }
+        return Collections.unmodifiableList(list);
+    }
+
+    /** A statistics snapshot of each member connection, in member order; safe from any thread. */
+    public List<TransportStatistics> memberStatistics() {
+        if (members == null) {
+            return List.of();
+        }
+        List<TransportStatistics> list = new ArrayList<>(members.length);
+        for (Member m : members) {
+            list.add(transport.underlying().statistics(m.channel));
+        }
+        return list;
+    }
+
+    /** Application bytes written to this channel and handed to the members. */
+    long bytesSent() {
+        return bytesSent;
+    }
+
+    /** Application bytes delivered in order to this channel's pipeline. */
+    long bytesReceived() {
+        return bytesReceived;
+    }
+
+    StripedTransport transport() {
+        return transport;
+    }
+
+    Duration linger() {
+        return linger;
+    }
+
+    /** The member losses this channel's close has already reported as its own. */
+    List<UndeliveredDataException> memberLosses() {
+        return memberLosses;
+    }
+
+    // ------------------------------------------------------------------ Channel
+
+    @Override
+    public StripedChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && active;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop eventLoop) {
+        return true;
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return members == null ? null : members[0].channel.localAddress();
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return members == null ? null : members[0].channel.remoteAddress();
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new StripedUnsafe();
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("a striped channel's members bind when they connect");
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        active = false;
+        for (ByteBuf buf : reorder.values()) {
+            buf.release();
+        }
+        reorder.clear();
+        reorderBytes = 0;
+        for (Member m : members == null ? new Member[0] : members) {
+            if (m.channel.isOpen()) {
+                FerryChannels.abort(m.channel); // a graceful close closed them already: this close is a failure or an abort
+            }
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) throws Exception {
+        if (closing != null) {
+            throw new ClosedChannelException(); // written after close(): not part of what the close delivers
+        }
+        if (outputShutdown) {
+            throw new ChannelOutputShutdownException("the output of " + this + " is shut down");
+        }
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("striped channels write ByteBuf, got " + msg.getClass().getName());
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (!isActive()) {
+            throw new ClosedChannelException();
+        }
+        push(in, false);
+    }
+
+    /**
+     * Moves queued bytes to members: to whichever is writable, or, when {@code force}, to every member in
+     * turn (a close or half-close hands everything over and lets each member drain at its own pace).
+     */
+    private void push(ChannelOutboundBuffer in, boolean force) {
+        boolean[] touched = new boolean[members.length];
+        for (;;) {
+            Object msg = in.current();
+            if (msg == null) {
+                break;
+            }
+            ByteBuf buf = (ByteBuf) msg;
+            if (!buf.isReadable()) {
+                in.remove();
+                continue;
+            }
+            Member m = pick(force);
+            if (m == null) {
+                break; // every member is full; a member's writability change resumes
+            }
+            int length = framed ? Math.min(buf.readableBytes(), BLOCK_SIZE) : buf.readableBytes();
+            Channel ch = m.channel;
+            if (framed) {
+                ch.write(StripedWire.blockHeader(ch.alloc(), sendOffset, length), ch.voidPromise());
+            }
+            ch.write(buf.readRetainedSlice(length), ch.voidPromise());
+            touched[m.index] = true;
+            sendOffset += length;
+            bytesSent += length;
+            in.progress(length);
+            if (!buf.isReadable()) {
+                in.remove();
+            }
+        }
+        for (Member m : members) {
+            if (touched[m.index]) {
+                m.channel.flush();
+            }
+        }
+    }
+
+    private Member pick(boolean force) {
+        for (int i = 0; i < members.length; i++) {
+            Member m = members[(nextMember + i) % members.length];
+            if (m.channel.isActive() && (force || m.channel.isWritable())) {
+                nextMember = (m.index + 1) % members.length;
+                return m;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        deliver();
+    }
+
+    // ------------------------------------------------------------------ from the members
+
+    /** Runs {@code task} on this channel's event loop, at once when already there. */
+    void onLoop(Runnable task) {
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            loop.execute(task);
+        }
+    }
+
+    void onMemberData(Member m, long offset, ByteBuf piece) {
+        int length = piece.readableBytes();
+        if (!open || inputShutdown || failed || length == 0) {
+            piece.release();
+            return;
+        }
+        if (offset < receiveOffset || reorder.containsKey(offset)) {
+            piece.release();
+            fail(m, new ProtocolException("member " + m.index + " of " + this + " sent bytes at offset " + offset
+                    + " again (the stream is at " + receiveOffset + "): the peer is not a correct striped sender"));
+            return;
+        }
+        reorder.put(offset, piece);
+        reorderBytes += length;
+        m.lastEnd = Math.max(m.lastEnd, offset + length);
+    }
+
+    void onMemberReadComplete(Member m) {
+        if (open) {
+            deliver();
+        }
+    }
+
+    void onMemberInputShutdown(Member m) {
+        m.inputDone = true;
+        if (open) {
+            deliver();
+        }
+    }
+
+    /**
+     * A member can take more: write what is queued. Always from a task of its own, since the member may
+     * have turned writable inside this channel's write (when it flushed), where a flush would be ignored.
+     */
+    void onMemberWritable() {
+        loop.execute(() -> {
+            if (isActive() && closing == null) {
+                ((StripedUnsafe) unsafe()).resumeWrites();
+            }
+        });
+    }
+
+    /** A member failed or closed underneath: the stream is broken, and so is this channel. */
+    void fail(Member m, Throwable cause) {
+        if (!open || failed || closing != null) {
+            return;
+        }
+        failed = true;
+        IOException failure = cause instanceof ProtocolException ? (IOException) cause
+                : new IOException("member connection " + m.index + " of " + members.length + " of " + this + " failed: " + cause, cause);
+        pipeline().fireExceptionCaught(failure);
+        unsafe().close(voidPromise());
+    }
+
+    private void deliver() {
+        if (delivering || !open) {
+            return;
+        }
+        delivering = true;
+        try {
+            boolean any = false;
+            while ((config.isAutoRead() || readPending) && !reorder.isEmpty() && reorder.firstKey() == receiveOffset) {
+                Map.Entry<Long, ByteBuf> first = reorder.pollFirstEntry();
+                ByteBuf buf = first.getValue();
+                int length = buf.readableBytes();
+                receiveOffset += length;
+                reorderBytes -= length;
+                bytesReceived += length;
+                any = true;
+                pipeline().fireChannelRead(buf);
+                if (!open) {
+                    return;
+                }
+            }
+            if (any) {
+                if (!config.isAutoRead()) {
+                    readPending = false;
+                }
+                pipeline().fireChannelReadComplete();
+                if (!open) {
+                    return;
+                }
+            }
+            if (allInputDone() && reorder.isEmpty()) {
+                endOfInput();
+                return;
+            }
+            if (allInputDone() && !reorder.isEmpty() && reorder.firstKey() != receiveOffset) {
+                fail(members[0], new ProtocolException("every member of " + this + " ended but the stream has a gap at offset "
+                        + receiveOffset + ": the peer is not a correct striped sender"));
+                return;
+            }
+            pumpReads();
+        } finally {
+            delivering = false;
+        }
+    }
+
+    private boolean allInputDone() {
+        for (Member m : members) {
+            if (!m.inputDone) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Lets each member read while this channel wants bytes and the member may bring them: every member
+     * while the out-of-order bytes are under {@link #REORDER_LIMIT}, beyond it only those not ahead of
+     * the stream's next byte (one of them carries it). Members read with auto-read, switched here.
+     */
+    void pumpReads() {
+        if (members == null) {
+            return;
+        }
+        boolean want = isActive() && !inputShutdown && (config.isAutoRead() || readPending);
+        for (Member m : members) {
+            boolean on = want && !m.inputDone && (reorderBytes < REORDER_LIMIT || m.lastEnd <= receiveOffset);
+            if (on != m.reading) {
+                m.reading = on;
+                autoRead(m.channel, on);
+            }
+        }
+    }
+
+    /** Switches a member's auto-read on its own loop, and on only while it can still read (its input may end meanwhile). */
+    private static void autoRead(Channel ch, boolean on) {
+        ch.eventLoop().execute(() -> {
+            if (!on || (ch.isActive() && !(ch instanceof DuplexChannel && ((DuplexChannel) ch).isInputShutdown()))) {
+                ch.config().setAutoRead(on);
+            }
+        });
+    }
+
+    private void endOfInput() {
+        if (inputShutdown) {
+            return;
+        }
+        if (config.isAllowHalfClosure()) {
+            inputShutdown = true;
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+        } else {
+            inputShutdown = true;
+            close();
+        }
+    }
+
+    void onMemberInactive(Member m) {
+        if (open && closing == null) {
+            fail(m, new ClosedChannelException() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                public String getMessage() {
+                    return "member connection " + m.index + " closed underneath";
+                }
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------ DuplexChannel
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        onLoop(() -> {
+            inputShutdown = true;
+            for (ByteBuf buf : reorder.values()) {
+                buf.release();
+            }
+            reorder.clear();
+            reorderBytes = 0;
+            List<ChannelFuture> all = new ArrayList<>();
+            for (Member m : members) {
+                if (m.channel instanceof DuplexChannel) {
+                    all.add(((DuplexChannel) m.channel).shutdownInput());
+                }
+            }
+            whenAll(all, promise);
+        });
+        return promise;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    /**
+     * Ends the stream this side sends: everything written so far goes out, then each member's output is
+     * shut down behind its share, and the peer reads end of stream once it has every byte.
+     */
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        onLoop(() -> {
+            if (!isActive()) {
+                promise.setFailure(new ClosedChannelException());
+                return;
+            }
+            if (outputShutdown) {
+                promise.setSuccess();
+                return;
+            }
+            ChannelOutboundBuffer in = unsafe().outboundBuffer();
+            if (in != null) {
+                in.addFlush();
+                push(in, true);
+            }
+            outputShutdown = true;
+            List<ChannelFuture> all = new ArrayList<>();
+            for (Member m : members) {
+                ChannelPromise done = m.channel.newPromise();
+                all.add(done);
+                m.channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+                    if (!f.isSuccess()) {
+                        done.tryFailure(f.cause());
+                    } else if (m.channel instanceof DuplexChannel) {
+                        ((DuplexChannel) m.channel).shutdownOutput(done);
+                    } else {
+                        done.tryFailure(new UnsupportedOperationException("member " + m.channel + " cannot half-close"));
+                    }
+                });
+            }
+            whenAll(all, promise);
+        });
+        return promise;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        shutdownOutput().addListener(f -> shutdownInput().addListener(g -> {
+            if (f.isSuccess() && g.isSuccess()) {
+                promise.trySuccess();
+            } else {
+                promise.tryFailure(f.cause() != null ? f.cause() : g.cause());
+            }
+        }));
+        return promise;
+    }
+
+    private static void whenAll(List<ChannelFuture> futures, ChannelPromise promise) {
+        if (futures.isEmpty()) {
+            promise.trySuccess();
+            return;
+        }
+        AtomicInteger left = new AtomicInteger(futures.size());
+        for (ChannelFuture f : futures) {
+            f.addListener(done -> {
+                if (!done.isSuccess()) {
+                    promise.tryFailure(done.cause());
+                } else if (left.decrementAndGet() == 0) {
+                    promise.trySuccess();
+                }
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------ abort and close
+
+    /** Resets every member and closes the channel; a graceful close in progress fails, naming what was lost. */
+    ChannelFuture abort() {
+        ChannelPromise promise = newPromise();
+        onLoop(() -> {
+            for (Member m : members) {
+                if (m.channel.isOpen()) {
+                    FerryChannels.abort(m.channel);
+                }
+            }
+            if (closing != null && !closing.finished) {
+                closing.promises.add(promise);
+            } else {
+                unsafe().close(promise);
+            }
+        });
+        return promise;
+    }
+
+    /** A graceful close in progress. */
+    private static final class Closing {
+        final List<ChannelPromise> promises = new ArrayList<>(2);
+        boolean finished;
+    }
+
+    private void startClosing(ChannelPromise promise) {
+        closing = new Closing();
+        if (!promise.isVoid()) {
+            closing.promises.add(promise);
+        }
+        ChannelOutboundBuffer in = unsafe().outboundBuffer();
+        if (in != null && !outputShutdown) {
+            in.addFlush();
+            push(in, true);
+        }
+        List<Future<Void>> memberCloses = new ArrayList<>();
+        for (Member m : members) {
+            memberCloses.add(closeGracefully(m));
+        }
+        AtomicInteger left = new AtomicInteger(memberCloses.size());
+        for (Future<Void> f : memberCloses) {
+            f.addListener(done -> {
+                if (left.decrementAndGet() == 0) {
+                    onLoop(() -> finishClosing(memberCloses));
+                }
+            });
+        }
+    }
+
+    /**
+     * Closes a member once it has written what it was given (its own close then lingers for the
+     * acknowledgements), or after the linger if its writes cannot drain, so that a dead path still ends.
+     */
+    private Future<Void> closeGracefully(Member m) {
+        Channel ch = m.channel;
+        io.netty.util.concurrent.Promise<Void> result = ch.eventLoop().newPromise();
+        AtomicBoolean started = new AtomicBoolean();
+        Runnable close = () -> {
+            if (started.compareAndSet(false, true)) {
+                ch.close().addListener(f -> {
+                    if (f.isSuccess()) {
+                        result.trySuccess(null);
+                    } else {
+                        result.tryFailure(f.cause());
+                    }
+                });
+            }
+        };
+        if (!ch.isActive()) {
+            close.run();
+            return result;
+        }
+        ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> close.run());
+        if (!linger.isZero()) {
+            ch.eventLoop().schedule(close, linger.toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            close.run();
+        }
+        return result;
+    }
+
+    private void finishClosing(List<Future<Void>> memberCloses) {
+        long unacknowledged = 0;
+        boolean estimated = false;
+        List<String> why = new ArrayList<>();
+        List<UndeliveredDataException> losses = new ArrayList<>();
+        Throwable other = null;
+        for (int i = 0; i < memberCloses.size(); i++) {
+            Throwable cause = memberCloses.get(i).cause();
+            if (cause instanceof UndeliveredDataException) {
+                UndeliveredDataException loss = (UndeliveredDataException) cause;
+                losses.add(loss);
+                unacknowledged += loss.unacknowledgedBytes();
+                estimated |= loss.isEstimated();
+                why.add("member " + i + ": " + loss.getMessage());
+            } else if (cause != null && other == null) {
+                other = cause;
+            }
+        }
+        memberLosses.addAll(losses);
+        transport.closed(this);
+        Throwable failure = losses.isEmpty() ? other
+                : new UndeliveredDataException(remoteAddress(), unacknowledged, false, estimated,
+                        losses.size() + " of " + members.length + " member connections could not deliver everything ("
+                                + String.join("; ", why) + ")");
+        Closing c = closing;
+        c.finished = true;
+        ChannelPromise closed = newPromise();
+        closed.addListener(f -> {
+            for (ChannelPromise p : c.promises) {
+                if (failure == null) {
+                    p.trySuccess();
+                } else {
+                    p.tryFailure(failure);
+                }
+            }
+        });
+        ((StripedUnsafe) unsafe()).closeNow(closed);
+    }
+
+    @Override
+    public String toString() {
+        if (members == null) {
+            return "[striped x" + count + " connecting]";
+        }
+        return "[striped x" + count + " " + members[0].channel.localAddress() + " -> "
+                + members[0].channel.remoteAddress() + (open ? "" : " closed") + "]";
+    }
+
+    final class StripedUnsafe extends AbstractUnsafe {
+        @Override
+        public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            promise.setFailure(new UnsupportedOperationException("a striped channel connects through Transports"));
+        }
+
+        void resumeWrites() {
+            flush0();
+        }
+
+        @Override
+        public void close(ChannelPromise promise) {
+            if (closing != null && !closing.finished) {
+                if (!promise.isVoid() && promise.setUncancellable()) {
+                    closing.promises.add(promise);
+                }
+                return;
+            }
+            if (closing == null && open && active && !failed) {
+                if (linger.isZero()) {
+                    for (Member m : members) {
+                        FerryChannels.abort(m.channel);
+                    }
+                    super.close(promise);
+                } else if (promise.setUncancellable()) {
+                    startClosing(promise);
+                }
+                return;
+            }
+            super.close(promise);
+        }
+
+        void closeNow(ChannelPromise promise) {
+            super.close(promise);
+        }
+    }
+
+    /** One member connection as the striped channel sees it. Fields are used on the striped event loop. */
+    static final class Member {
+        final int index;
+        final Channel channel;
+        boolean reading;
+        boolean inputDone;
+        long lastEnd;
+
+        Member(int index, Channel channel) {
+            this.index = index;
+            this.channel = channel;
+        }
+    }
+
+    Member member(int index) {
+        return members[index];
+    }
+
+    /** How many member connections carry this channel. */
+    public int memberCount() {
+        return count;
+    }
+
+    boolean isFramed() {
+        return framed;
+    }
+
+    static void releaseAll(List<?> messages) {
+        for (Object msg : messages) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+}

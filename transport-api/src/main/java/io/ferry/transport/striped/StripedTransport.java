@@ -1,0 +1,511 @@
+package io.ferry.transport.striped;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.DataLossException;
+import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.Transport;
+import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.LingeringChannels;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Striped connections over another transport: what {@link io.ferry.transport.Transports} uses when a
+ * connection or listener has {@link FerryChannelOption#STREAMS}. Each {@link StripedChannel} it makes is
+ * carried by member connections of the underlying transport; its name, and so the statistics and meters
+ * of its channels, are the underlying transport's.
+ */
+public final class StripedTransport implements Transport {
+
+    /** How long a member may take between connecting and saying (or hearing) which session it carries. */
+    static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** Sessions a listener holds while their members arrive; more are refused. */
+    static final int MAX_PENDING_SESSIONS = 1024;
+    /** The write-buffer water marks of a member connection. */
+    private static final WriteBufferWaterMark MEMBER_WATER_MARK = new WriteBufferWaterMark(128 << 10, 256 << 10);
+
+    /** Options that belong to the striped channel itself rather than to its members. */
+    private static final Set<ChannelOption<?>> OWN = Set.of(FerryChannelOption.STREAMS, ChannelOption.AUTO_READ,
+            ChannelOption.ALLOW_HALF_CLOSURE, ChannelOption.WRITE_BUFFER_WATER_MARK);
+
+    private final Transport underlying;
+    private final ChannelGroup channels = new DefaultChannelGroup("striped", GlobalEventExecutor.INSTANCE);
+
+    private StripedTransport(Transport underlying) {
+        this.underlying = underlying;
+    }
+
+    /** Striped connections over {@code underlying}. */
+    public static StripedTransport over(Transport underlying) {
+        return new StripedTransport(underlying);
+    }
+
+    /** The transport that carries the members. */
+    public Transport underlying() {
+        return underlying;
+    }
+
+    @Override
+    public String name() {
+        return underlying.name();
+    }
+
+    @Override
+    public Set<ChannelOption<?>> supportedOptions() {
+        Set<ChannelOption<?>> all = new HashSet<>(underlying.supportedOptions());
+        all.addAll(OWN);
+        return Collections.unmodifiableSet(all);
+    }
+
+    private static ChannelOptions memberOptions(ChannelOptions options) {
+        ChannelOptions.Builder b = options.toBuilder();
+        for (ChannelOption<?> own : OWN) {
+            b.remove(own);
+        }
+        return b.build();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void applyOwn(StripedChannel channel, ChannelOptions options) {
+        for (Map.Entry<ChannelOption<?>, Object> e : options.asMap().entrySet()) {
+            if (OWN.contains(e.getKey()) && e.getKey() != FerryChannelOption.STREAMS) {
+                channel.config().setOption((ChannelOption) e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    private static Duration linger(ChannelOptions options) {
+        return options.get(FerryChannelOption.LINGER).orElse(FerryChannelOption.DEFAULT_LINGER);
+    }
+
+    /**
+     * Netty's epoll option that bounds the bytes a TCP socket holds unsent ({@code TCP_NOTSENT_LOWAT}),
+     * looked up by name so that this module needs no native transport.
+     */
+    private static final String NOTSENT_LOWAT = "io.netty.channel.epoll.EpollChannelOption#TCP_NOTSENT_LOWAT";
+    /**
+     * What a TCP member may hold unsent in its kernel: without a bound every member's send buffer grows to
+     * {@code tcp_wmem}'s maximum (4 MiB) behind a slow reader, 64 MiB for 16 members. At 512 KiB a member
+     * still has 20 ms of data queued at 200 Mbit/s, far more than an event loop takes to refill it.
+     */
+    static final long MEMBER_NOTSENT_LOWAT = 512 << 10;
+
+    @SuppressWarnings("unchecked")
+    private static void prepareMember(Channel ch) {
+        ch.config().setAutoRead(false);
+        ch.config().setWriteBufferWaterMark(MEMBER_WATER_MARK);
+        if (ChannelOption.exists(NOTSENT_LOWAT)) {
+            try {
+                ch.config().setOption((ChannelOption<Long>) (ChannelOption<?>) ChannelOption.valueOf(NOTSENT_LOWAT), MEMBER_NOTSENT_LOWAT);
+            } catch (RuntimeException notThisKindOfChannel) {
+                // a member that is not an epoll TCP socket keeps its transport's own buffering
+            }
+        }
+        try {
+            ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        } catch (RuntimeException notSupported) {
+            // the member then closes when the peer's member ends, which the striped channel also understands
+        }
+    }
+
+    // ------------------------------------------------------------------ client
+
+    @Override
+    public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
+        options.requireSupported(name(), supportedOptions());
+        int count = options.get(FerryChannelOption.STREAMS).orElse(1);
+        ChannelOptions members = memberOptions(options);
+        Duration timeout = options.get(FerryChannelOption.CONNECT_TIMEOUT).orElse(HANDSHAKE_TIMEOUT);
+        StripedChannel striped = new StripedChannel(null, this, count, linger(options));
+        applyOwn(striped, options);
+        striped.pipeline().addLast(handler);
+        ChannelPromise promise = new DefaultChannelPromise(striped, GlobalEventExecutor.INSTANCE);
+        ClientSession session = new ClientSession(striped, promise, count);
+        UUID id = UUID.randomUUID();
+        for (int i = 0; i < count; i++) {
+            int index = i;
+            ChannelFuture f;
+            try {
+                f = underlying.connect(remote, new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        prepareMember(ch);
+                        ch.pipeline().addLast(MemberHandler.client(session, timeout, id, index, count));
+                    }
+                }, members);
+            } catch (RuntimeException e) {
+                session.fail(e);
+                if (i == 0) {
+                    throw e;
+                }
+                break;
+            }
+            session.channels[i] = f.channel();
+            f.addListener(done -> {
+                if (!done.isSuccess()) {
+                    session.fail(done.cause());
+                }
+            });
+        }
+        return promise;
+    }
+
+    /** A client's members while they connect and hear the greeting. */
+    private final class ClientSession implements MemberHandler.Handshake {
+        final StripedChannel striped;
+        final ChannelPromise promise;
+        final Channel[] channels;
+        final MemberHandler[] handlers;
+        int ready;
+        boolean over;
+
+        ClientSession(StripedChannel striped, ChannelPromise promise, int count) {
+            this.striped = striped;
+            this.promise = promise;
+            this.channels = new Channel[count];
+            this.handlers = new MemberHandler[count];
+        }
+
+        @Override
+        public void done(MemberHandler member) {
+            synchronized (this) {
+                if (over) {
+                    return;
+                }
+                handlers[member.index()] = member;
+                if (++ready < channels.length) {
+                    return;
+                }
+                over = true;
+            }
+            List<Channel> list = new ArrayList<>();
+            for (MemberHandler h : handlers) {
+                list.add(h.channel());
+            }
+            start(striped, list, handlers, promise);
+        }
+
+        @Override
+        public void failed(MemberHandler member, Throwable cause) {
+            fail(cause);
+        }
+
+        void fail(Throwable cause) {
+            synchronized (this) {
+                if (over) {
+                    return;
+                }
+                over = true;
+            }
+            striped.abandon();
+            promise.tryFailure(cause);
+            for (Channel ch : channels) {
+                if (ch != null) {
+                    ch.close();
+                }
+            }
+        }
+    }
+
+    /** Registers a striped channel whose members are all there, then binds the members to it. */
+    private void start(StripedChannel striped, List<Channel> memberChannels, MemberHandler[] handlers, ChannelPromise promise) {
+        striped.attach(memberChannels);
+        channels.add(striped);
+        striped.intendedLoop().register(striped).addListener(f -> {
+            if (!f.isSuccess()) {
+                for (Channel ch : memberChannels) {
+                    ch.close();
+                }
+                if (promise != null) {
+                    promise.tryFailure(f.cause());
+                }
+                return;
+            }
+            for (int i = 0; i < handlers.length; i++) {
+                MemberHandler h = handlers[i];
+                StripedChannel.Member m = striped.member(i);
+                h.channel().eventLoop().execute(() -> h.bind(striped, m));
+            }
+            if (promise != null) {
+                promise.trySuccess();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ listener
+
+    @Override
+    public ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options) {
+        options.requireSupported(name(), supportedOptions());
+        Sessions sessions = new Sessions(childHandler, options);
+        ChannelFuture bound = underlying.listen(local, new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                prepareMember(ch);
+                ch.pipeline().addLast(MemberHandler.accepted(sessions, HANDSHAKE_TIMEOUT));
+            }
+        }, memberOptions(options));
+        sessions.listener = bound.channel();
+        return bound;
+    }
+
+    /** The sessions a striped listener is assembling. */
+    private final class Sessions implements MemberHandler.Handshake {
+        final ChannelHandler childHandler;
+        final ChannelOptions options;
+        final Map<UUID, Pending> pending = new HashMap<>();
+        volatile Channel listener;
+
+        Sessions(ChannelHandler childHandler, ChannelOptions options) {
+            this.childHandler = childHandler;
+            this.options = options;
+        }
+
+        @Override
+        public void done(MemberHandler member) {
+            Pending complete = null;
+            String refusal = null;
+            synchronized (this) {
+                Pending p = pending.get(member.session());
+                if (p == null) {
+                    if (pending.size() >= MAX_PENDING_SESSIONS) {
+                        refusal = "too many striped sessions are assembling at this listener; try again later";
+                    } else {
+                        p = new Pending(member.session(), member.count(), member.channel().remoteAddress());
+                        pending.put(member.session(), p);
+                        Pending scheduled = p;
+                        member.channel().eventLoop().schedule(() -> expire(scheduled),
+                                HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    }
+                }
+                if (refusal == null) {
+                    if (member.count() != p.handlers.length || p.handlers[member.index()] != null
+                            || !sameHost(p.remote, member.channel().remoteAddress())) {
+                        refusal = "member " + member.index() + " of " + member.count() + " does not fit its session";
+                    } else {
+                        p.handlers[member.index()] = member;
+                        if (++p.arrived == p.handlers.length) {
+                            pending.remove(p.id);
+                            complete = p;
+                        }
+                    }
+                }
+            }
+            if (refusal != null) {
+                String why = refusal;
+                member.channel().eventLoop().execute(() -> member.refuse(why));
+                return;
+            }
+            if (complete != null) {
+                List<Channel> list = new ArrayList<>();
+                for (MemberHandler h : complete.handlers) {
+                    list.add(h.channel());
+                }
+                StripedChannel child = new StripedChannel(listener, StripedTransport.this, list.size(), linger(options));
+                applyOwn(child, options);
+                child.pipeline().addLast(childHandler);
+                start(child, list, complete.handlers, null);
+            }
+        }
+
+        private void expire(Pending p) {
+            List<MemberHandler> toRefuse = new ArrayList<>();
+            synchronized (this) {
+                if (pending.remove(p.id) == null) {
+                    return;
+                }
+                for (MemberHandler h : p.handlers) {
+                    if (h != null) {
+                        toRefuse.add(h);
+                    }
+                }
+            }
+            for (MemberHandler h : toRefuse) {
+                h.channel().eventLoop().execute(() -> h.refuse("only " + p.arrived + " of the session's " + p.handlers.length
+                        + " member connections arrived within " + HANDSHAKE_TIMEOUT.toSeconds() + " s"));
+            }
+        }
+
+        @Override
+        public void failed(MemberHandler member, Throwable cause) {
+            // A member that never said its session needs nothing; one of a session makes the session fail.
+            if (member.session() == null) {
+                return;
+            }
+            List<MemberHandler> others = new ArrayList<>();
+            synchronized (this) {
+                Pending p = pending.get(member.session());
+                if (p == null || p.handlers[member.index()] != member) {
+                    return;
+                }
+                pending.remove(p.id);
+                for (MemberHandler h : p.handlers) {
+                    if (h != null && h != member) {
+                        others.add(h);
+                    }
+                }
+            }
+            for (MemberHandler h : others) {
+                h.channel().eventLoop().execute(() -> h.refuse("another member connection of the session failed: " + cause));
+            }
+        }
+    }
+
+    private static boolean sameHost(java.net.SocketAddress a, java.net.SocketAddress b) {
+        if (a instanceof InetSocketAddress && b instanceof InetSocketAddress) {
+            return java.util.Objects.equals(((InetSocketAddress) a).getAddress(), ((InetSocketAddress) b).getAddress());
+        }
+        return true;
+    }
+
+    /** A session whose members are arriving. */
+    private static final class Pending {
+        final UUID id;
+        final MemberHandler[] handlers;
+        final java.net.SocketAddress remote;
+        int arrived;
+
+        Pending(UUID id, int count, java.net.SocketAddress remote) {
+            this.id = id;
+            this.handlers = new MemberHandler[count];
+            this.remote = remote;
+        }
+    }
+
+    // ------------------------------------------------------------------ statistics, abort, close
+
+    @Override
+    public TransportStatistics statistics(Channel channel) {
+        if (!(channel instanceof StripedChannel) || ((StripedChannel) channel).transport() != this) {
+            throw new IllegalArgumentException("channel " + channel + " is not a striped channel of this transport");
+        }
+        StripedChannel striped = (StripedChannel) channel;
+        List<TransportStatistics> each = striped.memberStatistics();
+        String implementation = (each.isEmpty() ? "" : each.get(0).implementation() + " ") + "striped x" + striped.memberCount();
+        TransportStatistics.Builder b = TransportStatistics.builder(name(), implementation)
+                .bytesSent(striped.bytesSent()).bytesReceived(striped.bytesReceived());
+        long rtt = -1;
+        long rttVar = -1;
+        long cwnd = -1;
+        long retransmissions = -1;
+        long lost = -1;
+        long queuing = -1;
+        long bandwidth = -1;
+        long rate = -1;
+        for (TransportStatistics s : each) {
+            rtt = max(rtt, s.smoothedRtt().map(d -> d.toNanos() / 1000).orElse(-1L));
+            rttVar = max(rttVar, s.rttVariance().map(d -> d.toNanos() / 1000).orElse(-1L));
+            queuing = max(queuing, s.queuingDelay().map(d -> d.toNanos() / 1000).orElse(-1L));
+            cwnd = sum(cwnd, s.congestionWindowBytes());
+            retransmissions = sum(retransmissions, s.retransmissions());
+            lost = sum(lost, s.packetsLost());
+            bandwidth = sum(bandwidth, s.estimatedBandwidth());
+            rate = sum(rate, s.sendRate());
+        }
+        if (rtt >= 0) {
+            b.smoothedRttMicros(rtt);
+        }
+        if (rttVar >= 0) {
+            b.rttVarianceMicros(rttVar);
+        }
+        if (queuing >= 0) {
+            b.queuingDelayMicros(queuing);
+        }
+        if (cwnd >= 0) {
+            b.congestionWindowBytes(cwnd);
+        }
+        if (retransmissions >= 0) {
+            b.retransmissions(retransmissions);
+        }
+        if (lost >= 0) {
+            b.packetsLost(lost);
+        }
+        if (bandwidth >= 0) {
+            b.estimatedBandwidth(bandwidth);
+        }
+        if (rate >= 0) {
+            b.sendRate(rate);
+        }
+        return b.build();
+    }
+
+    private static long max(long a, long b) {
+        return Math.max(a, b);
+    }
+
+    private static long sum(long total, java.util.OptionalLong value) {
+        if (value.isEmpty()) {
+            return total;
+        }
+        return Math.max(total, 0) + value.getAsLong();
+    }
+
+    @Override
+    public ChannelFuture abort(Channel channel) {
+        if (!(channel instanceof StripedChannel)) {
+            throw new IllegalArgumentException("channel " + channel + " is not a striped channel");
+        }
+        return ((StripedChannel) channel).abort();
+    }
+
+    /**
+     * Closes every striped channel gracefully (each may take its members' linger twice: once to drain,
+     * once to be acknowledged); the underlying transport is closed by whoever owns it.
+     *
+     * @throws DataLossException naming each striped channel that could not deliver everything
+     */
+    @Override
+    public void close() {
+        List<UndeliveredDataException> losses = LingeringChannels.closeAll(channels,
+                ch -> ((StripedChannel) ch).linger().multipliedBy(2));
+        LingeringChannels.report(losses);
+    }
+
+    /**
+     * The member losses that the striped channels' own losses already report: {@link io.ferry.transport.Transports}
+     * leaves them out when the underlying transport names them again.
+     */
+    public Set<UndeliveredDataException> reportedMemberLosses() {
+        Set<UndeliveredDataException> all = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Channel ch : channels) {
+            all.addAll(((StripedChannel) ch).memberLosses());
+        }
+        all.addAll(closedMemberLosses);
+        return all;
+    }
+
+    private final Set<UndeliveredDataException> closedMemberLosses =
+            Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+
+    void closed(StripedChannel channel) {
+        closedMemberLosses.addAll(channel.memberLosses());
+    }
+
+    @Override
+    public String toString() {
+        return "striped/" + underlying;
+    }
+}

@@ -1,0 +1,9 @@
+package io.ferry.transport.tcp;
+
+/** The conformance suite over striped TCP channels of 16 member connections. */
+class StripedTcp16ConformanceTest extends StripedTcpConformance {
+    @Override
+    protected int streams() {
+        return 16;
+    }
+}

@@ -1,0 +1,9 @@
+package io.ferry.transport.tcp;
+
+/** The conformance suite over striped TCP channels of 1 member connection. */
+class StripedTcp1ConformanceTest extends StripedTcpConformance {
+    @Override
+    protected int streams() {
+        return 1;
+    }
+}

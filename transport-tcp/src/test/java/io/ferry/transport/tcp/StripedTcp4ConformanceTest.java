@@ -1,0 +1,9 @@
+package io.ferry.transport.tcp;
+
+/** The conformance suite over striped TCP channels of 4 member connections. */
+class StripedTcp4ConformanceTest extends StripedTcpConformance {
+    @Override
+    protected int streams() {
+        return 4;
+    }
+}
