@@ -280,7 +280,10 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
             int length = framed ? Math.min(buf.readableBytes(), BLOCK_SIZE) : buf.readableBytes();
             Channel ch = m.channel;
             if (framed) {
+                m.recordBlock(sendOffset, length);
                 ch.write(StripedWire.blockHeader(ch.alloc(), sendOffset, length), ch.voidPromise());
+            } else {
+                m.written += length;
             }
             ch.write(buf.readRetainedSlice(length), ch.voidPromise());
             touched[m.index] = true;
@@ -476,6 +479,9 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
     }
 
     void onMemberInactive(Member m) {
+        if (m.inputDone && outputShutdown) {
+            return; // both directions of the member ended: some transports (uTP) then close the connection
+        }
         if (open && closing == null) {
             fail(m, new ClosedChannelException() {
                 private static final long serialVersionUID = 1L;
@@ -711,6 +717,20 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         }
         memberLosses.addAll(losses);
         transport.closed(this);
+        if (framed && !losses.isEmpty()) {
+            // What a member did not deliver leaves a gap in the stream: every byte from the first gap on
+            // may be missing at the peer's application, whichever member carried it.
+            long firstGap = sendOffset;
+            for (int i = 0; i < memberCloses.size(); i++) {
+                Throwable cause = memberCloses.get(i).cause();
+                if (cause instanceof UndeliveredDataException) {
+                    firstGap = Math.min(firstGap, members[i].firstUndelivered(
+                            ((UndeliveredDataException) cause).unacknowledgedBytes(), sendOffset));
+                }
+            }
+            unacknowledged = sendOffset - firstGap;
+            estimated = true;
+        }
         Throwable failure = losses.isEmpty() ? other
                 : new UndeliveredDataException(remoteAddress(), unacknowledged, false, estimated,
                         losses.size() + " of " + members.length + " member connections could not deliver everything ("
@@ -778,11 +798,47 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
 
     /** One member connection as the striped channel sees it. Fields are used on the striped event loop. */
     static final class Member {
+        /** Blocks remembered per member to map what it did not deliver back to stream offsets. */
+        static final int MAX_RECORDS = 1 << 16;
+
         final int index;
         final Channel channel;
         boolean reading;
         boolean inputDone;
         long lastEnd;
+        /** Bytes written to the member, block headers included: its own stream's length. */
+        long written;
+        /** The latest blocks sent: {position in the member's stream, stream offset}. */
+        private final java.util.ArrayDeque<long[]> blocks = new java.util.ArrayDeque<>();
+
+        void recordBlock(long streamOffset, int length) {
+            if (blocks.size() == MAX_RECORDS) {
+                blocks.pollFirst();
+            }
+            blocks.addLast(new long[] {written, streamOffset});
+            written += StripedWire.BLOCK_HEADER + length;
+        }
+
+        /**
+         * The stream offset from which this member may not have delivered, given the bytes of its own
+         * stream it did not get acknowledged: the start of the block holding its first unacknowledged
+         * byte, or 0 when that block is older than those remembered.
+         */
+        long firstUndelivered(long unacknowledged, long streamEnd) {
+            if (unacknowledged <= 0) {
+                return streamEnd;
+            }
+            long position = written - unacknowledged;
+            long found = 0;
+            java.util.Iterator<long[]> newestFirst = blocks.descendingIterator();
+            while (newestFirst.hasNext()) {
+                long[] block = newestFirst.next();
+                if (block[0] <= position) {
+                    return block[1];
+                }
+            }
+            return found;
+        }
 
         Member(int index, Channel channel) {
             this.index = index;

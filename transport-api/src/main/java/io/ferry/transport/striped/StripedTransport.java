@@ -164,6 +164,7 @@ public final class StripedTransport implements Transport {
                 break;
             }
             session.channels[i] = f.channel();
+            session.connects[i] = f;
             f.addListener(done -> {
                 if (!done.isSuccess()) {
                     session.fail(done.cause());
@@ -178,6 +179,7 @@ public final class StripedTransport implements Transport {
         final StripedChannel striped;
         final ChannelPromise promise;
         final Channel[] channels;
+        final ChannelFuture[] connects;
         final MemberHandler[] handlers;
         int ready;
         boolean over;
@@ -186,6 +188,7 @@ public final class StripedTransport implements Transport {
             this.striped = striped;
             this.promise = promise;
             this.channels = new Channel[count];
+            this.connects = new ChannelFuture[count];
             this.handlers = new MemberHandler[count];
         }
 
@@ -222,9 +225,11 @@ public final class StripedTransport implements Transport {
             }
             striped.abandon();
             promise.tryFailure(cause);
-            for (Channel ch : channels) {
-                if (ch != null) {
-                    ch.close();
+            // A member still connecting is closed once its connect ends: UDT's native library does not
+            // survive a socket closed in the middle of its connect.
+            for (ChannelFuture f : connects) {
+                if (f != null) {
+                    f.addListener(done -> f.channel().close());
                 }
             }
         }

@@ -12,8 +12,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A UDP relay on loopback between one client and one server that drops datagrams at random (seeded)
+ * A UDP relay on loopback between clients and one server that drops datagrams at random (seeded)
  * and delays the rest by a fixed one-way delay: a lossy long path for UDP transports, without root.
+ * The first client's datagrams reach the server from the relay's own socket; each further client (a
+ * striped connection's other members, say) gets a socket of its own towards the server, as behind a NAT.
  * {@link #blackhole()} makes it drop everything from then on, like a path that went dead.
  */
 public final class LossyUdpRelay implements ImpairedPath {
@@ -34,7 +36,10 @@ public final class LossyUdpRelay implements ImpairedPath {
     private volatile int lastClientSeq = -1;
     private final java.util.concurrent.CompletableFuture<Integer> clientConnectionId = new java.util.concurrent.CompletableFuture<>();
 
-    private record Pending(long due, byte[] data, SocketAddress to) {
+    private final java.util.Map<SocketAddress, DatagramSocket> upstreams = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.List<Thread> upstreamReceivers = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    private record Pending(long due, byte[] data, SocketAddress to, DatagramSocket via) {
     }
 
     public LossyUdpRelay(InetSocketAddress server, double lossRate, long oneWayDelayMillis, long seed) throws SocketException {
@@ -107,6 +112,16 @@ public final class LossyUdpRelay implements ImpairedPath {
             }
             SocketAddress from = p.getSocketAddress();
             SocketAddress to;
+            DatagramSocket via = socket;
+            if (!from.equals(server) && client != null && !from.equals(client)) {
+                try {
+                    via = upstreamFor(from);
+                } catch (SocketException closed) {
+                    return;
+                }
+                relay(p, server, via);
+                continue;
+            }
             if (from.equals(server)) {
                 to = client;
                 if (p.getLength() >= 20) {
@@ -126,21 +141,53 @@ public final class LossyUdpRelay implements ImpairedPath {
             if (to == null) {
                 continue;
             }
-            boolean drop;
-            synchronized (random) {
-                drop = random.nextDouble() < lossRate;
-            }
-            if (drop || blackhole) {
-                dropped.incrementAndGet();
-                continue;
-            }
-            byte[] copy = java.util.Arrays.copyOf(p.getData(), p.getLength());
-            synchronized (queue) {
-                queue.add(new Pending(System.nanoTime() + delayNanos, copy, to));
-                queue.notifyAll();
-            }
+            relay(p, to, via);
         }
     }
+
+    /** The relay's own socket towards the server for a further client, and the thread bringing the server's answers back. */
+    private DatagramSocket upstreamFor(SocketAddress client) throws SocketException {
+        DatagramSocket existing = upstreams.get(client);
+        if (existing != null) {
+            return existing;
+        }
+        DatagramSocket upstream = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        upstreams.put(client, upstream);
+        Thread t = new Thread(() -> {
+            byte[] buffer = new byte[65_536];
+            while (!upstream.isClosed()) {
+                DatagramPacket p = new DatagramPacket(buffer, buffer.length);
+                try {
+                    upstream.receive(p);
+                } catch (IOException closed) {
+                    return;
+                }
+                relay(p, client, socket);
+            }
+        }, "lossy-relay-upstream");
+        t.setDaemon(true);
+        upstreamReceivers.add(t);
+        t.start();
+        return upstream;
+    }
+
+    /** Drops {@code p} at the loss rate, or queues it to go to {@code to} from {@code via} after the delay. */
+    private void relay(DatagramPacket p, SocketAddress to, DatagramSocket via) {
+        boolean drop;
+        synchronized (random) {
+            drop = random.nextDouble() < lossRate;
+        }
+        if (drop || blackhole) {
+            dropped.incrementAndGet();
+            return;
+        }
+        byte[] copy = java.util.Arrays.copyOf(p.getData(), p.getLength());
+        synchronized (queue) {
+            queue.add(new Pending(System.nanoTime() + delayNanos, copy, to, via));
+            queue.notifyAll();
+        }
+    }
+
 
     private void send() {
         while (!socket.isClosed()) {
@@ -163,7 +210,7 @@ public final class LossyUdpRelay implements ImpairedPath {
                 continue;
             }
             try {
-                socket.send(new DatagramPacket(next.data, next.data.length, next.to));
+                next.via.send(new DatagramPacket(next.data, next.data.length, next.to));
                 forwarded.incrementAndGet();
             } catch (IOException closed) {
                 return;
@@ -174,6 +221,14 @@ public final class LossyUdpRelay implements ImpairedPath {
     @Override
     public void close() throws InterruptedException {
         socket.close();
+        for (DatagramSocket upstream : upstreams.values()) {
+            upstream.close();
+        }
+        synchronized (upstreamReceivers) {
+            for (Thread t : upstreamReceivers) {
+                t.join(2000);
+            }
+        }
         receiver.join(2000);
         sender.interrupt();
         sender.join(2000);

@@ -1,0 +1,206 @@
+package io.ferry.transport.tcp;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.Transports;
+import io.ferry.transport.conformance.LeakDetectionExtension;
+import io.ferry.transport.striped.StripedChannel;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.DataOutputStream;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What a striped channel does with peers that are not striped, with malformed blocks and with a member that fails. */
+@ExtendWith(LeakDetectionExtension.class)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class StripedChannelTest {
+
+    private static final ChannelOptions FOUR = ChannelOptions.builder().set(FerryChannelOption.STREAMS, 4).build();
+
+    private Transports ferry;
+
+    @BeforeEach
+    void open() {
+        ferry = Transports.create();
+    }
+
+    @AfterEach
+    void close() {
+        ferry.close();
+    }
+
+    private Channel listen(ChannelOptions options, Consumer<Channel> child) throws InterruptedException {
+        return ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                child.accept(ch);
+            }
+        }, options).sync().channel();
+    }
+
+    private ChannelFuture connect(int port, ChannelOptions options) {
+        return ferry.connect("tcp://127.0.0.1:" + port, new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+            }
+        }, options);
+    }
+
+    private static int port(Channel server) {
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    @Test
+    void aPlainClientOfAStripedListenerIsToldWhatIsWrongInOneLine() throws Exception {
+        Channel server = listen(FOUR, ch -> { });
+        try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), port(server))) {
+            plain.getOutputStream().write("GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(plain.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertTrue(answer.startsWith("FERRY-STRIPED/1\n"), "the listener greets first: " + answer);
+            assertTrue(answer.contains("ERROR this listener carries striped sessions: connect with the STREAMS option"), answer);
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aStripedClientOfASilentPlainListenerFailsNamingTheCause() throws Exception {
+        Channel server = listen(ChannelOptions.empty(), ch -> { });
+        try {
+            ChannelFuture f = connect(port(server), FOUR.toBuilder().set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(1)).build());
+            assertTrue(f.await(10, TimeUnit.SECONDS));
+            ConnectTimeoutException e = assertInstanceOf(ConnectTimeoutException.class, f.cause());
+            assertTrue(e.getMessage().contains("does not carry striped sessions (give it the STREAMS option too)"), e.getMessage());
+            assertFalse(f.channel().isOpen());
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aStripedClientOfAPlainListenerThatSpeaksFirstFailsQuotingIt() throws Exception {
+        try (ServerSocket plain = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread greeter = new Thread(() -> {
+                for (int i = 0; i < 4; i++) {
+                    try (Socket s = plain.accept()) {
+                        s.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes(StandardCharsets.US_ASCII));
+                        s.getInputStream().read();
+                    } catch (Exception closed) {
+                        return;
+                    }
+                }
+            });
+            greeter.setDaemon(true);
+            greeter.start();
+            ChannelFuture f = connect(plain.getLocalPort(), FOUR);
+            assertTrue(f.await(10, TimeUnit.SECONDS));
+            ConnectException e = assertInstanceOf(ConnectException.class, f.cause());
+            assertTrue(e.getMessage().contains("does not carry striped sessions: it answered 'SSH-2.0-OpenSSH_9.2"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aMalformedBlockFailsThatChannelOnlyAndTheListenerGoesOn() throws Exception {
+        CompletableFuture<Throwable> childError = new CompletableFuture<>();
+        Channel server = listen(FOUR, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                childError.complete(cause);
+            }
+        }));
+        try {
+            UUID session = UUID.randomUUID();
+            Socket[] members = new Socket[2];
+            for (int i = 0; i < 2; i++) {
+                members[i] = new Socket(InetAddress.getLoopbackAddress(), port(server));
+                InputStream in = members[i].getInputStream();
+                assertEquals(16, in.readNBytes(16).length, "greeting");
+                DataOutputStream out = new DataOutputStream(members[i].getOutputStream());
+                out.write("FERRY-STRIPED/1\n".getBytes(StandardCharsets.US_ASCII));
+                out.writeLong(session.getMostSignificantBits());
+                out.writeLong(session.getLeastSignificantBits());
+                out.writeShort(i);
+                out.writeShort(2);
+                out.flush();
+            }
+            DataOutputStream out = new DataOutputStream(members[0].getOutputStream());
+            out.writeLong(0);
+            out.writeInt(64 << 20); // longer than any block may be
+            out.flush();
+            Throwable cause = childError.get(20, TimeUnit.SECONDS);
+            assertInstanceOf(java.net.ProtocolException.class, cause);
+            assertTrue(cause.getMessage().contains("malformed block (offset 0, length 67108864"), cause.getMessage());
+            for (Socket s : members) {
+                s.close();
+            }
+            // the listener still serves a correct client
+            Channel client = connect(port(server), FOUR).sync().channel();
+            client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1000])).sync();
+            client.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aMemberThatIsResetFailsTheChannelWithAClearError() throws Exception {
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        Channel server = listen(FOUR, accepted::complete);
+        CompletableFuture<Throwable> clientError = new CompletableFuture<>();
+        Channel client = ferry.connect("tcp://127.0.0.1:" + port(server), new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        clientError.complete(cause);
+                    }
+                });
+            }
+        }, FOUR).sync().channel();
+        try {
+            StripedChannel child = (StripedChannel) accepted.get(20, TimeUnit.SECONDS);
+            FerryChannels.abort(child.members().get(2)).sync();
+            Throwable cause = clientError.get(20, TimeUnit.SECONDS);
+            assertTrue(cause.getMessage().contains("member connection 2 of 4"), cause.getMessage());
+            assertTrue(client.closeFuture().await(20, TimeUnit.SECONDS), "the striped channel closes");
+            assertTrue(child.closeFuture().await(20, TimeUnit.SECONDS), "and so does the peer's");
+        } finally {
+            server.close().sync();
+        }
+    }
+}
