@@ -35,7 +35,7 @@ public final class ScenarioRunner implements Callable<Integer> {
     boolean full;
 
     @Option(names = "--only", split = ",", paramLabel = "STUDY",
-            description = "Run only these studies: buffers, matrix, fairness, udp, parallel.")
+            description = "Run only these studies: buffers, matrix, fairness, udp, parallel, striped.")
     List<String> only = new ArrayList<>();
 
     @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: ${DEFAULT-VALUE}).")
@@ -111,7 +111,7 @@ public final class ScenarioRunner implements Callable<Integer> {
     List<Study> studies() {
         return List.of(new BufferSweepStudy(bufferSizes), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
                 new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
-                new UdpLossStudy(), new TcpParallelStudy());
+                new UdpLossStudy(), new TcpParallelStudy(), new StripedStudy());
     }
 
     @Override

@@ -85,6 +85,84 @@ public final class ReferenceTransfers {
         }
     }
 
+    /** The {@code ferry} tool's jar, as the build leaves it. */
+    private static final Path FERRY_JAR = Path.of("examples/target/ferry.jar");
+    private static final int FERRY_PORT = 9300;
+
+    /** Why the {@code ferry} tool cannot run here, or empty. */
+    public static Optional<String> ferryMissing() {
+        return Files.isRegularFile(FERRY_JAR) ? Optional.empty()
+                : Optional.of(FERRY_JAR + " is not built (./mvnw install -DskipTests, from the project root)");
+    }
+
+    /**
+     * {@code ferry send --streams STREAMS FILE tcp://SERVER} from the client's namespace to {@code ferry
+     * receive --once} in the server's, both as child processes like a user runs them, with a file of
+     * {@code bytes} random bytes; the time is the sender's session time from its {@code --json} summary,
+     * and the run counts only if the sender exited 0 (the receiver verified the SHA-256) and the received
+     * file is byte-identical.
+     */
+    public static Result ferrySend(NetworkNamespace client, NetworkNamespace server, String serverAddress, long bytes,
+                                   int streams, String congestionControl, Duration timeout) {
+        Process receiver = null;
+        Process sender = null;
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("ferry-send-bench");
+            Path file = dir.resolve("payload.bin");
+            Path inbox = Files.createDirectory(dir.resolve("inbox"));
+            byte[] chunk = new byte[1 << 20];
+            java.util.SplittableRandom random = new java.util.SplittableRandom(bytes);
+            try (java.io.OutputStream out = Files.newOutputStream(file)) {
+                for (long left = bytes; left > 0; left -= chunk.length) {
+                    random.nextBytes(chunk);
+                    out.write(chunk, 0, (int) Math.min(chunk.length, left));
+                }
+            }
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String uri = "tcp://" + serverAddress + ":" + FERRY_PORT;
+            receiver = start(server, java, "-jar", FERRY_JAR.toString(), "receive", "--listen", uri, "--dir", inbox.toString(), "--once",
+                    "--opt", "congestion-control=" + congestionControl);
+            awaitLine(receiver, "receiving into", Duration.ofSeconds(30));
+            sender = start(client, java, "-jar", FERRY_JAR.toString(), "send", "--streams", Integer.toString(streams),
+                    "--opt", "congestion-control=" + congestionControl, file.toString(), uri, "--json");
+            CompletableFuture<String> out = readAll(sender.getInputStream());
+            if (!sender.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                sender.destroyForcibly();
+                return Result.failed("timeout after " + timeout.toSeconds() + " s");
+            }
+            String all = out.get(10, TimeUnit.SECONDS);
+            int json = all.lastIndexOf("{\"uri\"");
+            if (sender.exitValue() != 0 || json < 0) {
+                return Result.failed("ferry send exited " + sender.exitValue() + ": " + firstLine(all));
+            }
+            if (Files.mismatch(file, inbox.resolve("payload.bin")) != -1) {
+                return Result.failed("the received file differs from the sent one");
+            }
+            return new Result(true, number(all.substring(json), "seconds"), bytes, null);
+        } catch (Exception e) {
+            return Result.failed(e.toString());
+        } finally {
+            if (sender != null) {
+                sender.destroyForcibly();
+            }
+            if (receiver != null) {
+                receiver.destroyForcibly();
+            }
+            if (dir != null) {
+                deleteTree(dir);
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory left behind
+        }
+    }
+
     /** Why the native UDT program cannot be built here, or empty. */
     public static Optional<String> libudtMissing() {
         if (!Files.isRegularFile(Path.of("/usr/include/udt/udt.h"))) {

@@ -96,7 +96,8 @@ final class ReceiveCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(ferry::close, "ferry-receive-shutdown"));
         try {
             TransportUri asked = TransportArgs.uri(spec, ferry, "--listen", listen, true);
-            ChannelOptions options = TransportArgs.options(spec, ferry, asked, opts);
+            // Striped, so that a sender may use any number of streams (ferry send --streams N).
+            ChannelOptions options = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, asked, opts), 1);
             try {
                 Files.createDirectories(dir);
             } catch (IOException e) {

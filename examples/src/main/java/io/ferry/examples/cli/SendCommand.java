@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
 
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
-        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE]] [--opt=NAME=VALUE]... [--json] [--parallel=N] "
+        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE]] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
                 + "[--chunk-size=SIZE] [--limit-rate=RATE] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
                 + "connection, and wait until the receiver has verified every one with SHA-256.",
@@ -42,7 +42,8 @@ import java.util.concurrent.Callable;
                 "  ferry send big.iso tcp://host:9000",
                 "  ferry send photos/ notes.txt utp://host:9000 --json",
                 "  ferry send --tls --pin sha256:9f86d0...  big.iso tcp://host:9443",
-                "  ferry send --opt congestion-control=bbr --opt send-buffer-size=8M big.iso tcp://host:9000"})
+                "  ferry send --opt congestion-control=bbr --opt send-buffer-size=8M big.iso tcp://host:9000",
+                "  ferry send --streams 4 big.iso tcp://far-away:9000"})
 final class SendCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -78,6 +79,12 @@ final class SendCommand implements Callable<Integer> {
             description = "Bytes read and sent at a time (default: ${DEFAULT-VALUE}).")
     String chunkSize;
 
+    @Option(names = "--streams", paramLabel = "N", defaultValue = "1",
+            description = "Connections that carry the session, 1 to 64 (default: ${DEFAULT-VALUE}): one striped channel over N "
+                    + "connections of the transport, for paths where one connection is slow (random loss, or a long RTT with "
+                    + "small socket buffers). The receiver needs no flag.")
+    int streams;
+
     @Option(names = "--limit-rate", paramLabel = "RATE", description = "Send at most this many bytes per second, e.g. 10M.")
     String limitRate;
 
@@ -104,7 +111,7 @@ final class SendCommand implements Callable<Integer> {
         }
         try (Transports ferry = Transports.create()) {
             TransportUri target = uriOrHint(ferry, uri);
-            ChannelOptions options = TransportArgs.options(spec, ferry, target, opts);
+            ChannelOptions options = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams);
             SenderTls senderTls = tls();
             SendPlan plan;
             try {
@@ -130,13 +137,21 @@ final class SendCommand implements Callable<Integer> {
             connected.await();
             if (!connected.isSuccess()) {
                 progress.sessionFinished();
-                err.println("ferry send: cannot connect to " + uri + ": " + Failures.describe(connected.cause()));
+                Throwable cause = connected.cause();
+                if (cause instanceof io.ferry.transport.striped.NotStripedException) {
+                    String answered = ((io.ferry.transport.striped.NotStripedException) cause).answered();
+                    err.println("ferry send: " + uri + " is not a ferry receiver: it does not speak the ferry protocol ("
+                            + (answered.isEmpty() ? "it closed the connection" : "it sent '" + answered + "'") + ")");
+                } else {
+                    err.println("ferry send: cannot connect to " + uri + ": " + Failures.describe(cause));
+                }
                 return 1;
             }
             SessionResult result = session.result().get();
             report(human, err, uri, result);
             if (json) {
-                out.println(JsonSummary.write(JsonSummary.of(uri, target.scheme(), result)));
+                out.println(JsonSummary.write(JsonSummary.of(uri, target.scheme(), result)
+                        .withStreams(streams, JsonSummary.perStream(connected.channel()))));
             }
             out.flush();
             err.flush();

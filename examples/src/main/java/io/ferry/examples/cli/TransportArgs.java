@@ -28,6 +28,18 @@ final class TransportArgs {
         return parsed;
     }
 
+    /**
+     * {@code options} for a striped session of {@code streams} connections: {@code ferry} always stripes
+     * (one stream by default), so that every receiver accepts any sender's number of streams.
+     */
+    static ChannelOptions striped(CommandSpec spec, ChannelOptions options, int streams) {
+        try {
+            return options.toBuilder().set(io.ferry.transport.FerryChannelOption.STREAMS, streams).build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--streams: " + e.getMessage(), e);
+        }
+    }
+
     /** The {@code --opt name=value} list as typed options for the URI's transport. */
     static ChannelOptions options(CommandSpec spec, Transports ferry, TransportUri uri, List<String> opts) {
         if (opts == null || opts.isEmpty()) {

@@ -25,7 +25,13 @@ public final class JsonSummary {
     /** A session's summary. Field names are the JSON keys. */
     public record Session(String uri, String transport, String implementation, boolean ok, String error, int files,
                           long bytes, long transferred, double seconds, double bytesPerSecond, Connection connection,
-                          List<File> perFile) {
+                          Integer streams, List<Connection> perStream, List<File> perFile) {
+
+        /** This summary with the number of streams that carried it and each one's statistics. */
+        public Session withStreams(int count, List<Connection> each) {
+            return new Session(uri, transport, implementation, ok, error, files, bytes, transferred, seconds, bytesPerSecond,
+                    connection, count, each.isEmpty() ? null : each, perFile);
+        }
     }
 
     /** The connection's statistics at the end of the session. */
@@ -47,7 +53,15 @@ public final class JsonSummary {
         Connection connection = result.statistics().map(JsonSummary::connection).orElse(null);
         return new Session(uri, transport, result.statistics().map(TransportStatistics::implementation).orElse(null), result.ok(),
                 result.failure().orElse(null), files.size(), result.totalSize(), result.transferred(),
-                result.elapsed().toNanos() / 1e9, result.bytesPerSecond(), connection, files);
+                result.elapsed().toNanos() / 1e9, result.bytesPerSecond(), connection, null, null, files);
+    }
+
+    /** The statistics of each connection of a striped channel (empty for any other channel). */
+    public static List<Connection> perStream(io.netty.channel.Channel channel) {
+        if (!(channel instanceof io.ferry.transport.striped.StripedChannel)) {
+            return List.of();
+        }
+        return ((io.ferry.transport.striped.StripedChannel) channel).memberStatistics().stream().map(JsonSummary::connection).toList();
     }
 
     private static File file(FileOutcome f) {

@@ -212,7 +212,7 @@ class FerryCliTest {
         assertFalse(Files.exists(inbox.resolve("resume.bin")), "nothing under the final name before it is verified");
 
         Run again = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--once");
-        Run resumed = ferry("send", source.toString(), awaitListening(again), "--json");
+        Run resumed = ferry("send", "--streams", "3", source.toString(), awaitListening(again), "--json"); // resumes striped, too
         assertEquals(0, resumed.finish(), resumed::errText);
         assertEquals(0, again.finish(), again::errText);
         JsonNode file = JSON.readTree(String.join("\n", resumed.out)).get("perFile").get(0);
@@ -222,6 +222,34 @@ class FerryCliTest {
         assertTrue(again.out.stream().anyMatch(l -> l.startsWith("resuming resume.bin")), again.out.toString());
         assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("resume.bin")));
         assertFalse(Files.exists(partial));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.examples.InstalledTransports#schemes")
+    void sendsOverFourStreamsToAReceiverWithNoFlagAndReportsEachStream(String scheme) throws Exception {
+        Path source = file("striped.bin", 5_000_000);
+        Path inbox = tmp.resolve("inbox-striped-" + scheme);
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--once");
+        Run sender = ferry("send", "--streams", "4", source.toString(), awaitListening(receiver), "--json");
+        assertEquals(0, sender.finish(), sender::errText);
+        assertEquals(0, receiver.finish(), receiver::errText);
+        JsonNode summary = JSON.readTree(String.join("\n", sender.out));
+        assertEquals(4, summary.get("streams").asInt(), summary.toString());
+        assertEquals(4, summary.get("perStream").size(), summary.toString());
+        long carried = 0;
+        for (JsonNode stream : summary.get("perStream")) {
+            carried += stream.get("bytesSent").asLong();
+        }
+        assertTrue(carried >= 5_000_000, "the streams together carried the file: " + summary);
+        assertEquals("stored", summary.get("perFile").get(0).get("status").asText());
+        assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("striped.bin")));
+    }
+
+    @Test
+    void streamsOutOfRangeIsAUsageErrorNamingTheOption() throws Exception {
+        Run sender = ferry("send", "--streams", "65", file("s.bin", 10).toString(), "tcp://127.0.0.1:9");
+        assertEquals(2, sender.finish());
+        assertTrue(sender.errText().contains("--streams: STREAMS must be between 1 and 64 connections, got 65"), sender.errText());
     }
 
     private static long size(Path p) {
@@ -249,15 +277,19 @@ class FerryCliTest {
     @MethodSource("io.ferry.examples.InstalledTransports#schemes")
     void aPeerSpeakingSomethingElseIsRejectedOnBothSides(String scheme) throws Exception {
         try (Transports ferry = Transports.create()) {
-            // A sender meeting a server that is not ferry.
+            // A sender meeting a server that is not ferry (it greets first, as SSH servers do).
             Channel notFerry = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
                     ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                         @Override
+                        public void channelActive(ChannelHandlerContext ctx) {
+                            ctx.writeAndFlush(Unpooled.copiedBuffer("SSH-2.0-OpenSSH_9.2\r\n", StandardCharsets.US_ASCII));
+                        }
+
+                        @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
                             ReferenceCountUtil.release(msg);
-                            ctx.writeAndFlush(Unpooled.copiedBuffer("SSH-2.0-OpenSSH_9.2\r\n", StandardCharsets.US_ASCII));
                         }
                     });
                 }
@@ -267,20 +299,22 @@ class FerryCliTest {
             assertEquals(1, sender.finish());
             assertTrue(sender.errText().contains("does not speak the ferry protocol (it sent 'SSH-2.0-OpenSSH_"), sender.errText());
 
-            // A ferry receiver meeting a client that is not ferry: it says so and goes on serving.
+            // A ferry receiver meeting a client that is not ferry: it tells it so in one line and goes on serving.
             Path inbox = tmp.resolve("inbox");
             Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString());
             try {
                 String uri = awaitListening(receiver);
+                StringBuffer told = new StringBuffer();
                 Channel stranger = ferry.connect(uri, new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        told.append(((io.netty.buffer.ByteBuf) msg).toString(StandardCharsets.US_ASCII));
                         ReferenceCountUtil.release(msg);
                     }
                 }).sync().channel();
                 stranger.writeAndFlush(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII));
-                await("the receiver to refuse the stranger", () -> receiver.errContains("does not speak the ferry protocol (it sent 'GET / HTTP/1.1"));
-                stranger.close().sync();
+                await("the receiver to refuse the stranger", () -> told.toString().contains("ERROR this listener carries striped sessions"));
+                assertTrue(stranger.closeFuture().await(20, java.util.concurrent.TimeUnit.SECONDS), "the receiver closed the stranger's connection");
                 Run good = ferry("send", file("y.bin", 1000).toString(), uri);
                 assertEquals(0, good.finish(), good::errText);
                 assertTrue(Files.exists(inbox.resolve("y.bin")));

@@ -160,8 +160,9 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     private void readGreeting() {
         int n = Math.min(cumulation.readableBytes(), StripedWire.MAGIC.length);
         if (!StripedWire.startsWithMagic(cumulation, n)) {
-            fail(new ConnectException("the listener at " + ctx.channel().remoteAddress() + " does not carry striped sessions:"
-                    + " it answered '" + StripedWire.printable(cumulation, 60) + "' (give it the STREAMS option too)"));
+            String answered = StripedWire.printable(cumulation, 60);
+            fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress() + " does not carry striped sessions:"
+                    + " it answered '" + answered + "' (give it the STREAMS option too)", answered));
             return;
         }
         if (n < StripedWire.MAGIC.length) {
@@ -327,9 +328,9 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             } else if (state == State.AWAIT_SESSION) {
                 inputEndedEarly = true;
             } else if (state == State.AWAIT_GREETING) {
-                fail(new ConnectException("the listener at " + ctx.channel().remoteAddress()
+                fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress()
                         + " ended the connection before the striping greeting: it does not carry striped sessions"
-                        + " (give it the STREAMS option too)"));
+                        + " (give it the STREAMS option too)", ""));
             } else if (state == State.AWAIT_HELLO) {
                 refuse("the connection ended before its striping hello");
             }
@@ -380,9 +381,9 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             StripedChannel.Member m = member;
             s.onLoop(() -> s.onMemberInactive(m));
         } else if (state == State.AWAIT_GREETING) {
-            fail(new ConnectException("the listener at " + ctx.channel().remoteAddress()
+            fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress()
                     + " closed the connection before the striping greeting: it does not carry striped sessions"
-                    + " (give it the STREAMS option too)"));
+                    + " (give it the STREAMS option too)", ""));
         } else if (state == State.AWAIT_HELLO) {
             state = State.DEAD;
             cancelTimer();

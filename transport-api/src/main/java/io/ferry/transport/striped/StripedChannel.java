@@ -136,7 +136,8 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         }
         List<TransportStatistics> list = new ArrayList<>(members.length);
         for (Member m : members) {
-            list.add(transport.underlying().statistics(m.channel));
+            TransportStatistics last = m.lastStatistics;
+            list.add(last != null && !m.channel.isOpen() ? last : transport.underlying().statistics(m.channel));
         }
         return list;
     }
@@ -230,6 +231,7 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         reorderBytes = 0;
         for (Member m : members == null ? new Member[0] : members) {
             if (m.channel.isOpen()) {
+                m.keepStatistics(transport);
                 FerryChannels.abort(m.channel); // a graceful close closed them already: this close is a failure or an abort
             }
         }
@@ -675,6 +677,7 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         AtomicBoolean started = new AtomicBoolean();
         Runnable close = () -> {
             if (started.compareAndSet(false, true)) {
+                m.keepStatistics(transport);
                 ch.close().addListener(f -> {
                     if (f.isSuccess()) {
                         result.trySuccess(null);
@@ -806,6 +809,17 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         boolean reading;
         boolean inputDone;
         long lastEnd;
+        /** The member's statistics as it began to close (a closed channel may no longer count its bytes). */
+        volatile TransportStatistics lastStatistics;
+
+        void keepStatistics(StripedTransport transport) {
+            try {
+                lastStatistics = transport.underlying().statistics(channel);
+            } catch (RuntimeException gone) {
+                // what was kept before stays
+            }
+        }
+
         /** Bytes written to the member, block headers included: its own stream's length. */
         long written;
         /** The latest blocks sent: {position in the member's stream, stream offset}. */
