@@ -339,7 +339,7 @@ class FerryCliTest {
             }
             assertTrue(pin != null, "the receiver prints its certificate's fingerprint");
 
-            Run pinned = ferry("send", "--tls", "--pin", pin, source.toString(), uri);
+            Run pinned = ferry("send", "--tls", "--pin", pin, "--streams", "2", source.toString(), uri); // TLS above a striped channel
             assertEquals(0, pinned.finish(), pinned::errText);
             assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("secret.bin")));
 
