@@ -54,7 +54,7 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
     /** The largest block a writer puts on one member at a time. */
     static final int BLOCK_SIZE = 64 << 10;
     /** Out-of-order bytes a reader holds before it stops reading from members that are ahead. */
-    static final long REORDER_LIMIT = 8L << 20;
+    public static final long REORDER_LIMIT = 8L << 20;
 
     private final StripedTransport transport;
     private final StripedChannelConfig config = new StripedChannelConfig(this);
@@ -77,7 +77,7 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
 
     // reading (striped event loop)
     private final TreeMap<Long, ByteBuf> reorder = new TreeMap<>();
-    private long reorderBytes;
+    private volatile long reorderBytes;
     private long receiveOffset;
     private boolean readPending;
     private boolean delivering;
@@ -140,6 +140,14 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
             list.add(last != null && !m.channel.isOpen() ? last : transport.underlying().statistics(m.channel));
         }
         return list;
+    }
+
+    /**
+     * Bytes this reader holds that it cannot deliver yet: received ahead of a gap, or in order while the
+     * application does not read. Past {@link #REORDER_LIMIT} the members that are ahead stop reading.
+     */
+    public long heldBytes() {
+        return reorderBytes;
     }
 
     /** Application bytes written to this channel and handed to the members. */

@@ -27,6 +27,7 @@ public final class SlowTcpRelay implements ImpairedPath {
     private final List<Socket> sockets = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean blackhole;
+    private final java.util.Set<Integer> paused = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public SlowTcpRelay(InetSocketAddress server, long bytesPerSecond) throws IOException {
@@ -58,8 +59,12 @@ public final class SlowTcpRelay implements ImpairedPath {
                     sockets.add(client);
                     sockets.add(upstream);
                 }
-                start(new Thread(() -> pump(client, upstream), "slow-tcp-relay-up"));
-                start(new Thread(() -> pump(upstream, client), "slow-tcp-relay-down"));
+                int index;
+                synchronized (sockets) {
+                    index = sockets.size() / 2 - 1;
+                }
+                start(new Thread(() -> pump(index, client, upstream), "slow-tcp-relay-up"));
+                start(new Thread(() -> pump(index, upstream, client), "slow-tcp-relay-down"));
             }
         } catch (IOException closedMeanwhile) {
             // the relay was closed
@@ -67,7 +72,7 @@ public final class SlowTcpRelay implements ImpairedPath {
     }
 
     /** Copies {@code from} to {@code to} at the rate limit; ends the direction (FIN) when {@code from} ends. */
-    private void pump(Socket from, Socket to) {
+    private void pump(int index, Socket from, Socket to) {
         byte[] chunk = new byte[CHUNK];
         long start = System.nanoTime();
         long moved = 0;
@@ -75,7 +80,7 @@ public final class SlowTcpRelay implements ImpairedPath {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             for (;;) {
-                while (blackhole && !closed) {
+                while ((blackhole || paused.contains(index)) && !closed) {
                     LockSupport.parkNanos(5_000_000L); // a dead path: nothing read, nothing forwarded
                 }
                 int n = in.read(chunk);
@@ -107,6 +112,19 @@ public final class SlowTcpRelay implements ImpairedPath {
     @Override
     public void blackhole() {
         blackhole = true;
+    }
+
+    /**
+     * Stops forwarding the {@code index}-th connection (in the order they came), both ways, losing
+     * nothing: its bytes wait in the sockets' buffers, as on a path that stalled, until {@link #resume}.
+     */
+    public void pause(int index) {
+        paused.add(index);
+    }
+
+    /** Forwards a paused connection again. */
+    public void resume(int index) {
+        paused.remove(index);
     }
 
     /** What the relay's receiving sockets may hold (each its window, doubled by the kernel) plus one chunk in hand each. */
