@@ -5,6 +5,7 @@ import io.ferry.examples.report.JsonSummary;
 import io.ferry.examples.tls.ReceiverTls;
 import io.ferry.examples.transfer.FileOutcome;
 import io.ferry.examples.transfer.FileReceiveSession;
+import io.ferry.examples.transfer.SenderLimits;
 import io.ferry.examples.transfer.ReceiverEvents;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.TransportUri;
@@ -61,6 +62,14 @@ final class ReceiveCommand implements Callable<Integer> {
                     + "otherwise holds its files until the transport's idle timeout.")
     double takeOverAfter;
 
+    @Option(names = "--max-bytes", paramLabel = "SIZE",
+            description = "At most this much from one sender (by IP address, over all its sessions while the receiver runs; "
+                    + "each file counted with its offered size, a file sent again counted once), e.g. 10G. Default: no limit.")
+    String maxBytes;
+
+    @Option(names = "--max-files", paramLabel = "N", description = "At most this many files from one sender (as --max-bytes). Default: no limit.")
+    Integer maxFiles;
+
     @Option(names = "--once", description = "Exit after the first session: 0 if all its files were stored and verified, 1 otherwise.")
     boolean once;
 
@@ -92,6 +101,7 @@ final class ReceiveCommand implements Callable<Integer> {
                     "--take-over-after must be a number of seconds, 0 or more (got " + takeOverAfter + ")");
         }
         Duration takeover = Duration.ofNanos((long) (takeOverAfter * 1e9));
+        SenderLimits limits = limits();
         Transports ferry = Transports.create();
         Runtime.getRuntime().addShutdownHook(new Thread(ferry::close, "ferry-receive-shutdown"));
         try {
@@ -123,7 +133,7 @@ final class ReceiveCommand implements Callable<Integer> {
             ChannelFuture bound = ferry.listen(listen, new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    new FileReceiveSession(dir, overwrite, events, takeover).addTo(ch.pipeline());
+                    new FileReceiveSession(dir, overwrite, events, takeover, limits).addTo(ch.pipeline());
                     if (sessionTls != null) {
                         sessionTls.addTo(ch.pipeline());
                     }
@@ -203,5 +213,25 @@ final class ReceiveCommand implements Callable<Integer> {
                 firstSession.complete(ok ? 0 : 1);
             }
         };
+    }
+
+    private SenderLimits limits() {
+        if (maxBytes == null && maxFiles == null) {
+            return SenderLimits.NONE;
+        }
+        long bytes = Long.MAX_VALUE;
+        if (maxBytes != null) {
+            try {
+                bytes = io.ferry.examples.progress.Sizes.parse(maxBytes);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--max-bytes: " + e.getMessage());
+            }
+        }
+        try {
+            return new SenderLimits(bytes, maxFiles == null ? Integer.MAX_VALUE : maxFiles);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), (maxFiles != null && maxFiles <= 0 ? "--max-files: " : "--max-bytes: ")
+                    + e.getMessage());
+        }
     }
 }

@@ -54,6 +54,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private final ReceiverEvents events;
     private final Executor diskPool;
     private final long takeoverNanos;
+    private final SenderLimits limits;
     private final Map<Integer, Open> open = new HashMap<>();
     /** When this session last received anything from its sender. */
     private volatile long lastHeardNanos = System.nanoTime();
@@ -95,6 +96,19 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     }
 
     FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover) {
+        this(directory, overwrite, events, diskPool, takeover, SenderLimits.NONE);
+    }
+
+    /**
+     * @param limits how much one sender may store, shared by every session of the receiver
+     */
+    public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Duration takeover, SenderLimits limits) {
+        this(directory, overwrite, events, DiskThreads.shared(), takeover, limits);
+    }
+
+    FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover,
+                       SenderLimits limits) {
+        this.limits = limits;
         this.directory = directory.toAbsolutePath().normalize();
         this.overwrite = overwrite;
         this.events = events;
@@ -262,6 +276,11 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             target = SafeNames.resolve(directory, name);
         } catch (SafeNames.UnsafeNameException e) {
             refuse(id, e.getMessage());
+            return;
+        }
+        Optional<String> overLimit = limits.reserve(ctx.channel().remoteAddress(), target, name, size);
+        if (overLimit.isPresent()) {
+            refuse(id, overLimit.get());
             return;
         }
         FileReceiveSession owner = IN_USE.putIfAbsent(target, this);

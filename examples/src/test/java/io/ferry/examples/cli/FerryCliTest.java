@@ -246,6 +246,37 @@ class FerryCliTest {
     }
 
     @Test
+    void aSendersFileAndByteLimitsHoldAndWhatIsRefusedIsNotWritten() throws Exception {
+        Path inbox = tmp.resolve("inbox-limits");
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--max-files", "2", "--max-bytes", "1M");
+        try {
+            String uri = awaitListening(receiver);
+            Run first = ferry("send", file("one.bin", 600_000).toString(), uri);
+            assertEquals(0, first.finish(), first::errText);
+            Run again = ferry("send", file("one.bin", 600_000).toString(), uri); // the same file again counts once
+            assertEquals(0, again.finish(), again::errText);
+            Run tooBig = ferry("send", file("big.bin", 500_000).toString(), uri);
+            assertEquals(1, tooBig.finish());
+            assertTrue(tooBig.errText().contains("big.bin (500000 bytes) refused: this receiver takes at most 1048576 bytes from one sender, "
+                    + "and 600000 are taken by this one already"), tooBig.errText());
+            Run small = ferry("send", file("two.bin", 1000).toString(), uri);
+            assertEquals(0, small.finish(), small::errText);
+            Run third = ferry("send", file("three.bin", 10).toString(), uri);
+            assertEquals(1, third.finish());
+            assertTrue(third.errText().contains("three.bin refused: this receiver takes at most 2 files from one sender"), third.errText());
+            try (java.util.stream.Stream<Path> stored = Files.list(inbox)) {
+                assertEquals(java.util.Set.of("one.bin", "two.bin"),
+                        stored.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet()), "nothing refused was written");
+            }
+        } finally {
+            receiver.stop();
+        }
+        Run bad = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--max-files", "0");
+        assertEquals(2, bad.finish());
+        assertTrue(bad.errText().contains("--max-files: the file limit per sender must be positive, got 0"), bad.errText());
+    }
+
+    @Test
     void streamsOutOfRangeIsAUsageErrorNamingTheOption() throws Exception {
         Run sender = ferry("send", "--streams", "65", file("s.bin", 10).toString(), "tcp://127.0.0.1:9");
         assertEquals(2, sender.finish());
