@@ -225,12 +225,11 @@ public final class StripedTransport implements Transport {
             }
             striped.abandon();
             promise.tryFailure(cause);
-            // A member still connecting is reset once its connect ends (UDT's native library does not
-            // survive a socket closed in the middle of its connect); reset, since a session that never
-            // started has nothing to deliver and a graceful close would linger on a listener that may be gone.
+            // A member still connecting is closed once its connect ends: UDT's native library does not
+            // survive a socket closed in the middle of its connect.
             for (ChannelFuture f : connects) {
                 if (f != null) {
-                    f.addListener(done -> io.ferry.transport.FerryChannels.abort(f.channel()));
+                    f.addListener(done -> f.channel().close());
                 }
             }
         }
