@@ -109,22 +109,41 @@ class StripedChannelTest {
     @Test
     void aStripedClientOfAPlainListenerThatSpeaksFirstFailsQuotingIt() throws Exception {
         try (ServerSocket plain = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Thread greeter = new Thread(() -> {
+            java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(4);
+            Thread acceptor = new Thread(() -> {
                 for (int i = 0; i < 4; i++) {
-                    try (Socket s = plain.accept()) {
-                        s.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes(StandardCharsets.US_ASCII));
-                        s.getInputStream().read();
+                    Socket s;
+                    try {
+                        s = plain.accept();
                     } catch (Exception closed) {
                         return;
                     }
+                    Thread greeter = new Thread(() -> { // each connection at once, as a real server does
+                        try (s) {
+                            s.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes(StandardCharsets.US_ASCII));
+                            while (s.getInputStream().read() >= 0) {
+                                // until the member ends
+                            }
+                        } catch (Exception reset) {
+                            // counted as ended all the same
+                        } finally {
+                            ended.countDown();
+                        }
+                    });
+                    greeter.setDaemon(true);
+                    greeter.start();
                 }
             });
-            greeter.setDaemon(true);
-            greeter.start();
-            ChannelFuture f = connect(plain.getLocalPort(), FOUR);
+            acceptor.setDaemon(true);
+            acceptor.start();
+            // LINGER 0: the members of the failed session are reset, not closed gracefully (a graceful close
+            // racing this server's own close can end in a reset that Transports.close() reports as a loss)
+            ChannelFuture f = connect(plain.getLocalPort(), FOUR.toBuilder().set(FerryChannelOption.LINGER, Duration.ZERO).build());
             assertTrue(f.await(10, TimeUnit.SECONDS));
             ConnectException e = assertInstanceOf(ConnectException.class, f.cause());
             assertTrue(e.getMessage().contains("does not carry striped sessions: it answered 'SSH-2.0-OpenSSH_9.2"), e.getMessage());
+            // the listener stays until it has seen each member end
+            assertTrue(ended.await(20, TimeUnit.SECONDS), "every member connection was closed");
         }
     }
 
@@ -265,8 +284,9 @@ class StripedChannelTest {
             assertFalse(client.isWritable(), "the striped channel reports unwritable");
             long held = maxHeld.get();
             assertTrue(held > 0, "the reader held bytes behind the stalled member's gap");
-            assertTrue(held <= StripedChannel.REORDER_LIMIT + (2 << 20),
-                    "the reader held at most the reorder bound (and one read of the member ahead): " + held);
+            // a member reads up to 16 x 64 KiB per cycle, and one more cycle may run before it is switched off
+            assertTrue(held <= StripedChannel.REORDER_LIMIT + (4 << 20),
+                    "the reader held at most the reorder bound (and the reads of the member ahead): " + held);
             relay.resume(1);
             byte[] got = done.get(60, TimeUnit.SECONDS);
             client.eventLoop().submit(() -> { }).sync(); // the writer's digest is complete once all was written
