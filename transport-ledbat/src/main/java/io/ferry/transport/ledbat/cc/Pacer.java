@@ -7,6 +7,12 @@ package io.ferry.transport.ledbat.cc;
  * <p>The bucket holds at most {@code max(minBurstBytes, rate * BURST_NANOS)} bytes. A packet may be
  * sent whenever the bucket is not empty; sending takes the packet's size, possibly driving the bucket
  * negative, and the next send waits until it refills above zero.
+ *
+ * <p>The debt is bounded by one bucket at the current rate. Packets that must leave whatever the
+ * pacer says (a fast retransmission, a tail-loss probe) still take their tokens, and a debt run up at
+ * a high rate would otherwise be repaid at whatever rate follows: after a loss on loopback cut the
+ * window from megabytes to one packet and the RTT estimate was 100 ms, the bucket owed 24 s of
+ * sending, and even the retransmission timeout's resend waited behind it.
  */
 public final class Pacer {
     /** Time worth of tokens a full bucket holds, beyond the minimum burst. */
@@ -81,5 +87,6 @@ public final class Pacer {
             tokens = Math.min(burst, tokens + rate * (elapsed / 1e9));
             lastNanos = nowNanos;
         }
+        tokens = Math.max(tokens, -burst);
     }
 }

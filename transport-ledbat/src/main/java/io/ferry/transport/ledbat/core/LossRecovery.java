@@ -220,21 +220,39 @@ final class LossRecovery {
      * small window does not have to wait for a timeout. The order is that of transmissions, not of
      * sequence numbers, so a retransmission that is lost again is detected like any other packet once
      * something sent after it is acknowledged (see {@link #noteDelivered}).
+     *
+     * <p>A packet past the acknowledgement's horizon that meets the same test has left the network
+     * too, but it may well have arrived (the bitmask cannot say), so it is not sent again: it is only
+     * taken out of the flight ({@link OutstandingPackets#markDeparted}), and declared lost once an
+     * acknowledgement that reaches it does not cover it. Counting such packets in flight is what
+     * stalled recovery after a burst loss with a flight of thousands of packets (a receiver's socket
+     * buffer overflowing on loopback): the packets the receiver held past the reach filled the
+     * congestion window, so the known holes went out one tail-loss probe at a time, for seconds to
+     * minutes; TCP's SACK scoreboard knows them as delivered.
      */
     private void detectLossByReordering(long nowNanos) {
-        int threshold = Math.max(1, Math.min(REORDER_THRESHOLD, outstanding.packetsInFlight() - 1));
+        int unsacked = outstanding.packetsInFlight() + outstanding.departedPackets();
+        int threshold = Math.max(1, Math.min(REORDER_THRESHOLD, unsacked - 1));
         int n = outstanding.count();
         int seq = outstanding.firstSeq();
         for (int i = 0; i < n; i++, seq = UtpWire.seqAdd(seq, 1)) {
-            if (UtpWire.seqDiff(seq, ackHorizonSeq) > 0) {
-                return;
+            boolean withinHorizon = UtpWire.seqDiff(seq, ackHorizonSeq) <= 0;
+            if (outstanding.isDeparted(seq)) {
+                if (withinHorizon) {
+                    declareLost(seq, nowNanos);
+                }
+                continue;
             }
             if (!outstanding.isInFlight(seq)) {
                 continue;
             }
             boolean eligible = outstanding.sendOrder(seq) + threshold <= highestDeliveredSendOrder;
             if (eligible) {
-                declareLost(seq, nowNanos);
+                if (withinHorizon) {
+                    declareLost(seq, nowNanos);
+                } else {
+                    outstanding.markDeparted(seq);
+                }
             } else if (outstanding.transmissions(seq) == 1) {
                 // first transmissions are in send order: every later one is newer still
                 return;
@@ -338,6 +356,8 @@ final class LossRecovery {
             // its cumulative ACK again
             return TimeoutAction.RETRANSMIT_FIRST;
         }
+        // the timeout's first resend goes at once, like a fast retransmission: not behind the pacer
+        fastRetransmitDue = true;
         return TimeoutAction.RESEND_LOST;
     }
 

@@ -11,9 +11,12 @@ import io.netty.buffer.ByteBuf;
  * (mod 2^16). Storage is a set of parallel arrays in a power-of-two ring that grows on demand up to
  * {@link #MAX_PACKETS}; nothing is allocated per packet.
  *
- * <p>Each packet is in exactly one of three conditions: <em>in flight</em> (sent, counted in
- * {@link #bytesInFlight()}), <em>lost</em> (waiting to be sent again), or <em>selectively acked</em>
- * (the receiver has it). A selectively acknowledged packet keeps its buffer until it is acknowledged
+ * <p>Each packet is in exactly one of four conditions: <em>in flight</em> (sent, counted in
+ * {@link #bytesInFlight()}), <em>lost</em> (waiting to be sent again), <em>selectively acked</em>
+ * (the receiver has it), or <em>departed</em>: it has left the network, but the acknowledgements
+ * cannot yet say whether it arrived, because it lies beyond the reach of the selective ACK's bitmask
+ * (see {@link LossRecovery}). A departed packet is neither counted in flight nor sent again; it is
+ * declared lost once an acknowledgement can describe it and does not, or removed when acknowledged. A selectively acknowledged packet keeps its buffer until it is acknowledged
  * cumulatively: if every acknowledgement after the selective one is lost, resending it is the only
  * way to make the receiver acknowledge again (a selective ACK is advisory, RFC 2018).
  */
@@ -25,6 +28,7 @@ final class OutstandingPackets {
     private static final byte IN_FLIGHT = 1;
     private static final byte LOST = 2;
     private static final byte SACKED = 4;
+    private static final byte DEPARTED = 8;
 
     private ByteBuf[] packets = new ByteBuf[INITIAL_CAPACITY];
     private int[] payloads = new int[INITIAL_CAPACITY];
@@ -40,6 +44,7 @@ final class OutstandingPackets {
     private int packetsInFlight;
     private long unackedPayloadBytes;
     private int lostCount;
+    private int departedCount;
     private int lostScanFrom;
 
     boolean isEmpty() {
@@ -68,9 +73,14 @@ final class OutstandingPackets {
         return packetsInFlight;
     }
 
-    /** Packets neither acknowledged cumulatively nor selectively (in flight or lost). */
+    /** Packets neither acknowledged cumulatively nor selectively (in flight, lost or departed). */
     int unsackedPackets() {
-        return packetsInFlight + lostCount;
+        return packetsInFlight + lostCount + departedCount;
+    }
+
+    /** Packets that left the network without the acknowledgements being able to say whether they arrived. */
+    int departedPackets() {
+        return departedCount;
     }
 
     /** Payload bytes not yet acknowledged cumulatively or selectively. */
@@ -136,6 +146,10 @@ final class OutstandingPackets {
         return (flags[seq & mask] & IN_FLIGHT) != 0;
     }
 
+    boolean isDeparted(int seq) {
+        return (flags[seq & mask] & DEPARTED) != 0;
+    }
+
     /**
      * Records a (re)transmission of {@code seq}. A selectively acknowledged packet sent again (only to
      * make the receiver acknowledge) stays selectively acknowledged and out of the flight.
@@ -151,11 +165,29 @@ final class OutstandingPackets {
         if ((flags[i] & LOST) != 0) {
             lostCount--;
         }
+        if ((flags[i] & DEPARTED) != 0) {
+            departedCount--;
+        }
         if ((flags[i] & IN_FLIGHT) == 0) {
             bytesInFlight += payloads[i];
             packetsInFlight++;
         }
         flags[i] = IN_FLIGHT;
+    }
+
+    /**
+     * Takes {@code seq}, in flight, out of the flight without declaring it lost: it has left the
+     * network (something sent after it was delivered), but no acknowledgement so far could describe it.
+     */
+    void markDeparted(int seq) {
+        int i = seq & mask;
+        if ((flags[i] & IN_FLIGHT) == 0) {
+            return;
+        }
+        bytesInFlight -= payloads[i];
+        packetsInFlight--;
+        flags[i] = DEPARTED;
+        departedCount++;
     }
 
     /** Declares {@code seq} lost: it leaves the flight and waits to be sent again. */
@@ -167,6 +199,9 @@ final class OutstandingPackets {
         if ((flags[i] & IN_FLIGHT) != 0) {
             bytesInFlight -= payloads[i];
             packetsInFlight--;
+        }
+        if ((flags[i] & DEPARTED) != 0) {
+            departedCount--;
         }
         flags[i] = LOST;
         if (lostCount == 0 || UtpWire.seqDiff(seq, lostScanFrom) < 0) {
@@ -243,6 +278,7 @@ final class OutstandingPackets {
         packetsInFlight = 0;
         unackedPayloadBytes = 0;
         lostCount = 0;
+        departedCount = 0;
     }
 
     private void clearAccounting(int i) {
@@ -252,6 +288,9 @@ final class OutstandingPackets {
         }
         if ((flags[i] & LOST) != 0) {
             lostCount--;
+        }
+        if ((flags[i] & DEPARTED) != 0) {
+            departedCount--;
         }
     }
 

@@ -26,6 +26,19 @@ class PacerTest {
     }
 
     @Test
+    void aDebtRunUpAtAHighRateIsNotRepaidAtALowOne() {
+        Pacer pacer = new Pacer(2760);
+        long fast = 1_000_000_000L; // 1 GB/s: a bucket of 1 MB
+        for (int i = 0; i < 2000; i++) {
+            pacer.onSent(1380, 0, fast); // sent whatever the pacer said: 2.76 MB, 1.76 MB in debt
+        }
+        long slow = 13_800; // the window fell to ten packets per 100 ms
+        long next = pacer.nextSendTimeNanos(0, slow);
+        assertTrue(next <= 210_000_000L, "waits at most one bucket (2760 bytes) at the new rate, not 128 s: " + next);
+        assertTrue(next >= 190_000_000L, "but it does wait for that bucket: " + next);
+    }
+
+    @Test
     void unlimitedRateNeverWaits() {
         Pacer pacer = new Pacer(2000);
         for (int i = 0; i < 1000; i++) {

@@ -163,7 +163,8 @@ class LossRecoveryTest {
         assertEquals(first, outstanding.firstLost());
         resend(first, 101 * MS);
         // the retransmission arrives (a minimum RTT later); the acknowledgement's bitmask reaches only
-        // first + 5, so first + 6 .. first + 9 may have arrived too: they stay in flight
+        // first + 5, so first + 6 and first + 7 (sent at least three transmissions before it) may have
+        // arrived too: not lost, but no longer in flight; first + 8 and first + 9 may still be on the way
         recovery.beginAck(UtpWire.seqAdd(first, 5));
         recovery.noteDelivered(first, 300 * MS);
         outstanding.removeFirst();
@@ -171,9 +172,66 @@ class LossRecoveryTest {
         recovery.afterAck(true, 300 * MS);
         assertFalse(outstanding.isInFlight(first + 4), "inside the reach and sent before the delivered retransmission: lost");
         assertFalse(outstanding.isInFlight(first + 5), "the last packet the bitmask reaches");
-        for (int seq = first + 6; seq < first + 10; seq++) {
-            assertTrue(outstanding.isInFlight(seq), "past the reach: " + seq);
+        assertEquals(first + 4, outstanding.firstLost());
+        for (int seq = first + 6; seq < first + 8; seq++) {
+            assertTrue(outstanding.isDeparted(seq), "past the reach: departed, " + seq);
+            assertFalse(outstanding.isInFlight(seq), "past the reach: out of the flight, " + seq);
         }
+        assertTrue(outstanding.isInFlight(first + 8), "sent too shortly before the delivered one: reordering, not loss");
+        assertTrue(outstanding.isInFlight(first + 9));
+        assertEquals(2 * PAYLOAD, outstanding.bytesInFlight(), "only what may still be on the way");
+        assertEquals(6, outstanding.unsackedPackets(), "two lost, two departed, two in flight");
+    }
+
+    @Test
+    void aDepartedPacketIsLostOnlyOnceAnAcknowledgementThatReachesItLeavesItOut() {
+        int first = send(12, 0);
+        rtt.onSample(100 * MS);
+        // the last packet delivered, reach ending at first + 5: first .. first + 5 lost, first + 6 .. + 8
+        // departed, first + 9 and + 10 (sent too shortly before the delivered one) still in flight
+        recovery.beginAck(UtpWire.seqAdd(first, 5));
+        recovery.noteDelivered(first + 11, 100 * MS);
+        outstanding.markSacked(first + 11);
+        recovery.onProgress(100 * MS);
+        recovery.afterAck(true, 100 * MS);
+        assertTrue(outstanding.isDeparted(first + 6));
+        assertTrue(outstanding.isDeparted(first + 8));
+        assertTrue(outstanding.isInFlight(first + 9));
+        // the repairs are acknowledged with a bitmask that reaches everything: first + 6 arrived, + 7 .. + 10 did not
+        for (int seq = first; seq <= first + 5; seq++) {
+            resend(seq, 110 * MS);
+        }
+        recovery.beginAck(UtpWire.seqAdd(first, 11));
+        for (int i = 0; i < 6; i++) {
+            recovery.noteDelivered(outstanding.firstSeq(), 220 * MS);
+            outstanding.removeFirst();
+        }
+        recovery.noteDelivered(first + 6, 220 * MS);
+        outstanding.markSacked(first + 6);
+        recovery.onProgress(220 * MS);
+        recovery.afterAck(true, 220 * MS);
+        assertTrue(outstanding.isSacked(first + 6));
+        assertEquals(first + 7, outstanding.firstLost(), "reached and not covered: lost");
+        assertFalse(outstanding.isDeparted(first + 8));
+        assertEquals(4, outstanding.unsackedPackets(), "first + 7 .. first + 10, all lost");
+        assertEquals(0, outstanding.departedPackets());
+        assertEquals(0, outstanding.bytesInFlight());
+    }
+
+    @Test
+    void aTimeoutDeclaresDepartedPacketsLostWithTheRest() {
+        int first = send(6, 0);
+        rtt.onSample(100 * MS);
+        recovery.beginAck(UtpWire.seqAdd(first, 1));
+        recovery.noteDelivered(first + 5, 100 * MS);
+        outstanding.markSacked(first + 5);
+        recovery.onProgress(100 * MS);
+        recovery.afterAck(true, 100 * MS);
+        assertTrue(outstanding.isDeparted(first + 2));
+        recovery.onRetransmissionTimeout(false, false, 10, 2_000 * MS);
+        assertEquals(0, outstanding.departedPackets());
+        assertEquals(5, outstanding.unsackedPackets());
+        assertEquals(first, outstanding.firstLost());
     }
 
     @Test
@@ -223,7 +281,7 @@ class LossRecoveryTest {
     }
 
     @Test
-    void aTimeoutMarksEverythingLostAndCancelsAPendingFastRetransmission() {
+    void aTimeoutMarksEverythingLostAndSendsOnlyItsFirstResendAtOnce() {
         int first = send(10, 0);
         sack(50 * MS, first + 1, first + 2, first + 3);
         assertEquals(first, outstanding.firstLost());
@@ -231,7 +289,8 @@ class LossRecoveryTest {
         assertEquals(0, outstanding.packetsInFlight());
         assertEquals(first, outstanding.firstLost());
         assertEquals(1, cc.timeouts);
-        assertFalse(recovery.takeFastRetransmit(), "the timeout answered the loss; its retransmissions wait for the window");
+        assertTrue(recovery.takeFastRetransmit(), "the timeout's first resend goes at once, not behind the pacer");
+        assertFalse(recovery.takeFastRetransmit(), "the others wait for the window and the pacer");
     }
 
     @Test
