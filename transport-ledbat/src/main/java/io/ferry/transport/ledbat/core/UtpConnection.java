@@ -838,7 +838,7 @@ public final class UtpConnection {
         if (ourDelay != 0) {
             cc.onDelaySample(ourDelay, nowNanos);
             if (theirTimestamp != 0) {
-                // the two one-way delays: their sum is a round trip (see bootstrapRttFromTimestamps)
+                // the two one-way delays: their sum is a round trip (see timestampRttNanos)
                 long micros = Integer.toUnsignedLong(ourDelay + replyMicros);
                 if (micros < MAX_TIMESTAMP_RTT_MICROS) {
                     inbound.onRttSample(micros * 1000);
@@ -905,10 +905,11 @@ public final class UtpConnection {
 
         long rttSample = recovery.rttSample(nowNanos);
         boolean progress = cumulative > 0 || sackProgress;
+        if (rttSample < 0 && progress) {
+            rttSample = timestampRttNanos();
+        }
         if (rttSample >= 0) {
             rtt.onSample(rttSample);
-        } else if (progress && rtt.srttNanos() < 0) {
-            bootstrapRttFromTimestamps();
         }
         if (progress) {
             recovery.onProgress(nowNanos);
@@ -942,23 +943,27 @@ public final class UtpConnection {
     }
 
     /**
-     * Takes a first RTT sample from the BEP 29 timestamps when Karn's rule leaves none: until one
-     * exists the RTO stays at its initial second and no tail-loss probe can be armed, and under heavy
-     * loss the handshake and the first packets are often all retransmitted. The peer's
+     * An RTT sample from the BEP 29 timestamps, for an acknowledgement that Karn's rule leaves without
+     * one (the newest packet it covers was retransmitted), or -1. The peer's
      * {@code timestamp_difference} is the one-way delay of our last packet it received and ours of
      * this packet is the reverse one; each includes the offset between the clocks with opposite signs,
      * so their sum (mod 2^32) is a round trip without the peer's ACK delay, whatever transmission it
-     * answers.
+     * answers - what TCP's timestamp option gives a retransmission (RFC 7323, 4.1).
+     *
+     * <p>Without it, the RTO stays at its initial second until a first packet goes through untouched,
+     * and no tail-loss probe can be armed (under heavy loss the handshake and the first packets are
+     * often all retransmitted); and a recovery that repairs hundreds of holes keeps the smoothed RTT
+     * of before the loss, often inflated by the queue that caused it: on loopback, 65-150 ms instead
+     * of one, which paced the repairs at a few packets per 100 ms and kept the window from growing
+     * (16 connections into one listener: one connection took 60 s for what the others did in 2).
      */
-    private void bootstrapRttFromTimestamps() {
+    private long timestampRttNanos() {
         int forward = reader.timestampDifferenceMicros();
         if (forward == 0 || reader.timestampMicros() == 0) {
-            return;
+            return -1;
         }
         long micros = Integer.toUnsignedLong(forward + replyMicros);
-        if (micros > 0 && micros < MAX_TIMESTAMP_RTT_MICROS) {
-            rtt.onSample(micros * 1000);
-        }
+        return micros > 0 && micros < MAX_TIMESTAMP_RTT_MICROS ? micros * 1000 : -1;
     }
 
     private void onReset() {
