@@ -473,11 +473,12 @@ final class UtpEndpoint {
 
     private void deliver(UtpSocketChannel channel, ByteBuf datagram, long now) {
         try {
-            channel.onPacket(datagram, now);
             if (!channel.inReadBatch) {
                 channel.inReadBatch = true;
                 readBatch.add(channel);
+                channel.beginReadBatch();
             }
+            channel.onPacket(datagram, now);
             afterCall(channel);
         } catch (RuntimeException e) {
             contain(channel, e);
@@ -489,8 +490,12 @@ final class UtpEndpoint {
         for (int i = 0; i < readBatch.size(); i++) {
             UtpSocketChannel channel = readBatch.get(i);
             channel.inReadBatch = false;
-            channel.endOfReadBatch();
-            afterCall(channel);
+            try {
+                channel.endOfReadBatch();
+                afterCall(channel);
+            } catch (RuntimeException e) {
+                contain(channel, e);
+            }
         }
         readBatch.clear();
         inReadBatch = false;

@@ -167,8 +167,18 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         connection.onPacket(packet, now);
     }
 
+    /** Called by the endpoint before the first datagram of a batch it read is handed to this connection. */
+    void beginReadBatch() {
+        if (connection != null) {
+            connection.beginReadBatch();
+        }
+    }
+
     /** Called by the endpoint at the end of a batch of received datagrams. */
     void endOfReadBatch() {
+        if (connection != null) {
+            connection.endReadBatch(System.nanoTime());
+        }
         if (readCompleteOwed && isRegistered()) {
             readCompleteOwed = false;
             if (!config.isAutoRead()) {

@@ -237,6 +237,25 @@ public final class UtpConnection {
     // Entry points
 
     /**
+     * The driver is about to hand over several datagrams read together (one wake-up of its event
+     * loop); {@link #endReadBatch} follows them. In between, in-order data is acknowledged once per
+     * batch rather than every second packet (see {@link AckScheduler}); anything unusual still is at once.
+     */
+    public void beginReadBatch() {
+        acks.beginBatch();
+    }
+
+    /**
+     * The batch begun by {@link #beginReadBatch} ended: the acknowledgement it held back is sent.
+     *
+     * @param nowNanos the current time
+     */
+    public void endReadBatch(long nowNanos) {
+        acks.endBatch();
+        afterEvent(nowNanos);
+    }
+
+    /**
      * Processes one received datagram addressed to this connection. Malformed datagrams are counted
      * and dropped; nothing is thrown for anything the peer sends.
      *
