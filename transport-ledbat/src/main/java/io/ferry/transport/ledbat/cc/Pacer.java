@@ -8,6 +8,14 @@ package io.ferry.transport.ledbat.cc;
  * sent whenever the bucket is not empty; sending takes the packet's size, possibly driving the bucket
  * negative, and the next send waits until it refills above zero.
  *
+ * <p>A sender held back is woken when half a bucket has refilled, not as soon as one packet may
+ * go: at high rates the packets then leave in runs (half a millisecond's worth, which the endpoint
+ * sends as one GSO write and the receiver reads as one GRO buffer) rather than one per timer, as
+ * Linux sizes a paced TCP flow's TSO segments to about a millisecond of its rate. Woken per packet,
+ * 16 uTP connections into one listener on loopback moved 450-610 MiB/s with GSO runs of 3-6
+ * packets; woken per half bucket, 760-980 MiB/s (and one connection 1.1-1.7 GB/s instead of
+ * 0.55-1.1). At 100 Mbit/s half a bucket is 4-5 packets, a queue of half a millisecond.
+ *
  * <p>The debt is bounded by one bucket at the current rate. Packets that must leave whatever the
  * pacer says (a fast retransmission, a tail-loss probe) still take their tokens, and a debt run up at
  * a high rate would otherwise be repaid at whatever rate follows: after a loss on loopback cut the
@@ -70,7 +78,8 @@ public final class Pacer {
         if (tokens > 0) {
             return nowNanos;
         }
-        double waitNanos = (1.0 - tokens) * 1e9 / rate;
+        double burst = Math.max(minBurstBytes, rate * (BURST_NANOS / 1e9));
+        double waitNanos = (Math.max(1.0, burst / 2) - tokens) * 1e9 / rate;
         return nowNanos + Math.max(1L, (long) Math.ceil(waitNanos));
     }
 

@@ -26,6 +26,26 @@ class PacerTest {
     }
 
     @Test
+    void atAHighRateItWakesForHalfABucketNotForEachPacket() {
+        Pacer pacer = new Pacer(2000);
+        long rate = 100_000_000; // 100 MB/s: a bucket of 100 kB, a 1000-byte packet every 10 us
+        long now = 0;
+        int sent = 0;
+        int wakeUps = 0;
+        while (now < 100_000_000L) {
+            if (pacer.canSend(now, rate)) {
+                pacer.onSent(1000, now, rate);
+                sent++;
+            } else {
+                now = pacer.nextSendTimeNanos(now, rate);
+                wakeUps++;
+            }
+        }
+        assertTrue(sent >= 9_900 && sent <= 10_200, "the rate holds: " + sent + " packets in 100 ms");
+        assertTrue(wakeUps <= 250, "runs of about 50 packets every 0.5 ms, not a timer per packet: " + wakeUps + " wake-ups");
+    }
+
+    @Test
     void aDebtRunUpAtAHighRateIsNotRepaidAtALowOne() {
         Pacer pacer = new Pacer(2760);
         long fast = 1_000_000_000L; // 1 GB/s: a bucket of 1 MB
@@ -34,8 +54,9 @@ class PacerTest {
         }
         long slow = 13_800; // the window fell to ten packets per 100 ms
         long next = pacer.nextSendTimeNanos(0, slow);
-        assertTrue(next <= 210_000_000L, "waits at most one bucket (2760 bytes) at the new rate, not 128 s: " + next);
-        assertTrue(next >= 190_000_000L, "but it does wait for that bucket: " + next);
+        // a debt of one bucket (2760 bytes) at the new rate, then half a bucket to send: 300 ms, not 128 s
+        assertTrue(next <= 310_000_000L, "the debt is one bucket at the new rate: " + next);
+        assertTrue(next >= 290_000_000L, "but it is repaid: " + next);
     }
 
     @Test
