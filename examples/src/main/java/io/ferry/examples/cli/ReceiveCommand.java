@@ -1,8 +1,11 @@
 package io.ferry.examples.cli;
 
+import io.ferry.examples.metrics.MetricsEndpoint;
+import io.ferry.examples.metrics.ReceiverMeters;
 import io.ferry.examples.progress.Sizes;
 import io.ferry.examples.report.JsonSummary;
 import io.ferry.examples.tls.ReceiverTls;
+import io.ferry.examples.tls.SenderCertificateCheck;
 import io.ferry.examples.transfer.FileOutcome;
 import io.ferry.examples.transfer.FileReceiveSession;
 import io.ferry.examples.transfer.SenderLimits;
@@ -40,7 +43,9 @@ import java.util.concurrent.CompletableFuture;
                 "  ferry receive --listen tcp://0.0.0.0:9000 --dir ./inbox",
                 "  ferry receive --listen utp://0.0.0.0:9000 --dir ./inbox --once",
                 "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls            (self-signed; prints the fingerprint to pin)",
-                "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls --cert cert.pem --key key.pem"})
+                "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls --cert cert.pem --key key.pem",
+                "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --allow sha256:5c1e...   (only the sender with that certificate)",
+                "  ferry receive --listen tcp://0.0.0.0:9000 --dir ./inbox --metrics-port 9100   (Prometheus: http://127.0.0.1:9100/metrics)"})
 final class ReceiveCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -83,8 +88,31 @@ final class ReceiveCommand implements Callable<Integer> {
     @Option(names = "--key", paramLabel = "FILE", description = "PEM PKCS#8 private key for --tls.")
     Path key;
 
+    @Option(names = "--allow", paramLabel = "sha256:HEX",
+            description = "Let in only senders presenting this certificate (its SHA-256 fingerprint, as ferry keygen prints it); "
+                    + "repeatable. Implies --tls and --require-client-cert.")
+    List<String> allow = new ArrayList<>();
+
+    @Option(names = "--client-ca", paramLabel = "FILE",
+            description = "Let in only senders presenting a certificate issued by a CA certificate in this PEM file. "
+                    + "Implies --tls and --require-client-cert.")
+    Path clientCa;
+
+    @Option(names = "--require-client-cert",
+            description = "Refuse senders without an allowed certificate (with --allow and/or --client-ca, which imply it).")
+    boolean requireClientCert;
+
     @Option(names = "--opt", paramLabel = "NAME=VALUE", description = "A transport option for the listener and its connections. Repeatable.")
     List<String> opts = new ArrayList<>();
+
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve the receiver's meters (each connection's ferry_transport_* meters, files, bytes, failures) "
+                    + "in Prometheus' text format at http://ADDRESS:PORT/metrics; 0 picks a free port (printed). Default: off.")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-address", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "Address the metrics endpoint listens on (default: ${DEFAULT-VALUE}, this machine only).")
+    String metricsAddress;
 
     @Option(names = "--json", description = "Print one JSON line per stored or failed file on stdout instead of text.")
     boolean json;
@@ -102,6 +130,22 @@ final class ReceiveCommand implements Callable<Integer> {
         }
         Duration takeover = Duration.ofNanos((long) (takeOverAfter * 1e9));
         SenderLimits limits = limits();
+        SenderCertificateCheck senderCheck = senderCheck();
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--metrics-port must be a port number from 0 to 65535 (got "
+                    + metricsPort + ")");
+        }
+        MetricsEndpoint metrics = null;
+        if (metricsPort != null) {
+            try {
+                metrics = MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort));
+            } catch (IOException | RuntimeException e) {
+                err.println("ferry receive: cannot serve metrics on " + metricsAddress + ":" + metricsPort + ": "
+                        + (e.getMessage() != null ? e.getMessage() : e.toString()));
+                return 1;
+            }
+        }
+        ReceiverMeters meters = metrics == null ? null : new ReceiverMeters(metrics.registry());
         Transports ferry = Transports.create();
         Runtime.getRuntime().addShutdownHook(new Thread(ferry::close, "ferry-receive-shutdown"));
         try {
@@ -119,20 +163,23 @@ final class ReceiveCommand implements Callable<Integer> {
                 return 1;
             }
             ReceiverTls receiverTls = null;
-            if (tls || cert != null) {
+            if (tls || cert != null || senderCheck != null) {
                 try {
-                    receiverTls = cert != null ? ReceiverTls.fromPem(cert, key) : ReceiverTls.selfSigned(asked.host());
+                    receiverTls = cert != null ? ReceiverTls.fromPem(cert, key, senderCheck) : ReceiverTls.selfSigned(asked.host(), senderCheck);
                 } catch (IOException e) {
                     err.println("ferry receive: " + e.getMessage());
                     return 1;
                 }
             }
             CompletableFuture<Integer> firstSession = new CompletableFuture<>();
-            ReceiverEvents events = events(out, err, firstSession);
+            ReceiverEvents events = meters == null ? events(out, err, firstSession) : meters.counting(events(out, err, firstSession));
             ReceiverTls sessionTls = receiverTls;
             ChannelFuture bound = ferry.listen(listen, new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
+                    if (meters != null) {
+                        meters.accepted(ch);
+                    }
                     new FileReceiveSession(dir, overwrite, events, takeover, limits).addTo(ch.pipeline());
                     if (sessionTls != null) {
                         sessionTls.addTo(ch.pipeline());
@@ -150,8 +197,14 @@ final class ReceiveCommand implements Callable<Integer> {
             PrintWriter human = json ? err : out;
             human.printf(Locale.ROOT, "receiving into %s on %s://%s:%d%n", dir.toAbsolutePath(), asked.scheme(), host, local.getPort());
             if (receiverTls != null) {
-                human.printf(Locale.ROOT, "TLS certificate %s%s; senders: ferry send --tls --pin %s ...%n", receiverTls.fingerprint(),
-                        cert == null ? " (self-signed, generated now)" : "", receiverTls.fingerprint());
+                human.printf(Locale.ROOT, "TLS certificate %s%s; senders: ferry send --tls --pin %s%s ...%n", receiverTls.fingerprint(),
+                        cert == null ? " (self-signed, generated now)" : "", receiverTls.fingerprint(),
+                        senderCheck != null ? " --cert FILE --key FILE" : "");
+            }
+            if (metrics != null) {
+                InetSocketAddress m = metrics.address();
+                String mhost = m.getAddress() instanceof Inet6Address ? "[" + m.getAddress().getHostAddress() + "]" : m.getAddress().getHostAddress();
+                human.printf(Locale.ROOT, "metrics on http://%s:%d/metrics%n", mhost, m.getPort());
             }
             human.flush();
             if (once) {
@@ -161,6 +214,9 @@ final class ReceiveCommand implements Callable<Integer> {
             return 0;
         } finally {
             ferry.close();
+            if (metrics != null) {
+                metrics.close();
+            }
         }
     }
 
@@ -213,6 +269,21 @@ final class ReceiveCommand implements Callable<Integer> {
                 firstSession.complete(ok ? 0 : 1);
             }
         };
+    }
+
+    private SenderCertificateCheck senderCheck() throws IOException {
+        if (allow.isEmpty() && clientCa == null) {
+            if (requireClientCert) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--require-client-cert needs --allow sha256:... or --client-ca FILE to say which senders to let in");
+            }
+            return null;
+        }
+        try {
+            return SenderCertificateCheck.of(allow, clientCa);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--allow: " + e.getMessage());
+        }
     }
 
     private SenderLimits limits() {

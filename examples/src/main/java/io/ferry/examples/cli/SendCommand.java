@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
 
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
-        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE]] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
+        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
                 + "[--chunk-size=SIZE] [--limit-rate=RATE] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
                 + "connection, and wait until the receiver has verified every one with SHA-256.",
@@ -63,6 +63,14 @@ final class SendCommand implements Callable<Integer> {
 
     @Option(names = "--ca", paramLabel = "FILE", description = "Trust certificates issued by the CA certificate(s) in this PEM file (implies --tls).")
     Path ca;
+
+    @Option(names = "--cert", paramLabel = "FILE",
+            description = "PEM certificate this sender presents to a receiver that lets in chosen senders only "
+                    + "(ferry receive --allow / --client-ca; implies --tls). ferry keygen makes one. Needs --key.")
+    Path cert;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "PEM PKCS#8 private key of --cert.")
+    Path key;
 
     @Option(names = "--opt", paramLabel = "NAME=VALUE",
             description = "A transport option, e.g. send-buffer-size=8M, packet-size=1400, congestion-control=bbr, "
@@ -224,16 +232,19 @@ final class SendCommand implements Callable<Integer> {
         if (pin != null && ca != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "give either --pin or --ca, not both");
         }
+        if ((cert == null) != (key == null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cert and --key go together");
+        }
         if (pin != null) {
             try {
-                return SenderTls.pinned(pin);
+                return SenderTls.pinned(pin, cert, key);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pin: " + e.getMessage());
             }
         }
         if (ca != null) {
-            return SenderTls.trusting(ca);
+            return SenderTls.trusting(ca, cert, key);
         }
-        return tls ? SenderTls.systemTrust() : null;
+        return tls || cert != null ? SenderTls.systemTrust(cert, key) : null;
     }
 }

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -35,8 +36,16 @@ public final class ReceiverTls {
         this.fingerprint = fingerprint;
     }
 
-    /** From a PEM certificate (chain) and a PEM PKCS#8 private key. */
+    /** From a PEM certificate (chain) and a PEM PKCS#8 private key; any sender may connect. */
     public static ReceiverTls fromPem(Path certificate, Path key) throws IOException {
+        return fromPem(certificate, key, null);
+    }
+
+    /**
+     * From a PEM certificate (chain) and a PEM PKCS#8 private key; with {@code senders} not null, only
+     * senders whose certificate it allows complete the handshake.
+     */
+    public static ReceiverTls fromPem(Path certificate, Path key, SenderCertificateCheck senders) throws IOException {
         X509Certificate leaf;
         try (InputStream in = Files.newInputStream(certificate)) {
             leaf = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
@@ -44,20 +53,30 @@ public final class ReceiverTls {
             throw new IOException(certificate + " is not a PEM certificate: " + e.getMessage(), e);
         }
         try {
-            return new ReceiverTls(SslContextBuilder.forServer(certificate.toFile(), key.toFile()).build(), Fingerprints.of(leaf));
+            return new ReceiverTls(checking(SslContextBuilder.forServer(certificate.toFile(), key.toFile()), senders).build(),
+                    Fingerprints.of(leaf));
         } catch (SSLException | IllegalArgumentException e) {
             throw new IOException("cannot use " + certificate + " and " + key + ": " + e.getMessage(), e);
         }
     }
 
-    /** A generated self-signed pair (see {@link SelfSignedCertificates}). */
+    /** A generated self-signed pair (see {@link SelfSignedCertificates}); any sender may connect. */
     public static ReceiverTls selfSigned(String hostName) throws IOException {
+        return selfSigned(hostName, null);
+    }
+
+    /** A generated self-signed pair; with {@code senders} not null, only the senders it allows get in. */
+    public static ReceiverTls selfSigned(String hostName, SenderCertificateCheck senders) throws IOException {
         try {
             SelfSignedCertificates.Generated generated = SelfSignedCertificates.generate(hostName);
-            return new ReceiverTls(SslContextBuilder.forServer(generated.keyManagers()).build(), generated.fingerprint());
+            return new ReceiverTls(checking(SslContextBuilder.forServer(generated.keyManagers()), senders).build(), generated.fingerprint());
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot generate a self-signed certificate: " + e.getMessage(), e);
         }
+    }
+
+    private static SslContextBuilder checking(SslContextBuilder builder, SenderCertificateCheck senders) {
+        return senders == null ? builder : builder.clientAuth(ClientAuth.REQUIRE).trustManager(senders);
     }
 
     /** The SHA-256 fingerprint of the receiver's certificate, for senders' {@code --pin}. */

@@ -55,7 +55,7 @@ public final class Failures {
                 return "the peer does not speak TLS (start both sides with --tls, or neither)";
             }
             if (c instanceof CertificateException && c.getMessage() != null) {
-                return "TLS: " + c.getMessage() + (c.getMessage().contains("pinned") ? ""
+                return "TLS: " + c.getMessage() + (c.getMessage().contains("pinned") || c.getMessage().contains("sender") ? ""
                         : " (pin the receiver's certificate with --pin sha256:..., or name its CA with --ca FILE)");
             }
         }
@@ -64,7 +64,15 @@ public final class Failures {
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();
             }
-            return "TLS handshake failed: " + (root.getMessage() != null ? root.getMessage() : root.toString());
+            String why = root.getMessage() != null ? root.getMessage() : root.toString();
+            if (why.contains("certificate_required") || why.contains("bad_certificate") || why.contains("certificate_unknown")
+                    || why.contains("access_denied")) {
+                // the receiver checks senders' certificates (with or without one presented, the JDK answers bad_certificate)
+                return "the receiver lets in chosen senders only and refused this one (" + why.replaceFirst("^Received fatal alert: ", "TLS alert ")
+                        + "): present a certificate it allows with --cert FILE --key FILE (ferry keygen makes a pair; "
+                        + "the receiver's operator allows its fingerprint with --allow)";
+            }
+            return "TLS handshake failed: " + why;
         }
         if (t instanceof IOException && t.getMessage() != null) {
             return t.getMessage();

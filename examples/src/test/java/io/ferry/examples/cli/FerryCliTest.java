@@ -41,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FerryCliTest {
 
     private static final Pattern LISTENING = Pattern.compile("receiving into .* on ([a-z]+://[^ ]+)");
+    private static final Pattern METRICS = Pattern.compile("metrics on (http://[^ ]+/metrics)");
     private static final Pattern PIN = Pattern.compile("TLS certificate (sha256:[0-9a-f]{64})");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -149,6 +150,17 @@ class FerryCliTest {
             }
         }
         throw new AssertionError("receiver never said where it listens; stderr: " + receiver.errText());
+    }
+
+    private static String scrape(java.net.http.HttpClient http, java.net.URI metrics) {
+        try {
+            return http.send(java.net.http.HttpRequest.newBuilder(metrics).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
@@ -277,6 +289,56 @@ class FerryCliTest {
     }
 
     @Test
+    void theReceiverServesItsMetersToAPrometheusScraperDuringAndAfterATransfer() throws Exception {
+        Path inbox = tmp.resolve("inbox-metrics");
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--metrics-port", "0");
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        try {
+            String uri = awaitListening(receiver);
+            String line = receiver.readLine();
+            Matcher m = METRICS.matcher(String.valueOf(line));
+            assertTrue(m.find(), "the receiver says where its meters are: " + line);
+            java.net.URI metrics = java.net.URI.create(m.group(1));
+            // a sender connected and not done yet: its connection's transport meters are there
+            try (Transports client = Transports.create()) {
+                Channel open = client.connect(uri + "?streams=1", new ChannelInboundHandlerAdapter(),
+                        io.ferry.transport.ChannelOptions.empty()).sync().channel();
+                Pattern connected = Pattern.compile("(?m)^ferry_receiver_connections\\w* 1\\.0$");
+                await("the receiver to report the open connection", () -> connected.matcher(scrape(http, metrics)).find());
+                java.net.http.HttpResponse<String> during = http.send(java.net.http.HttpRequest.newBuilder(metrics).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, during.statusCode());
+                assertTrue(during.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"),
+                        during.headers().toString());
+                String body = during.body();
+                assertTrue(Pattern.compile("(?m)^ferry_transport_bytes_received\\w*\\{[^}]*role=\"receiver\"[^}]*transport=\"tcp\"").matcher(body).find(), body);
+                assertTrue(body.contains("ferry_transport_rtt"), body);
+                open.close().sync();
+            }
+            Run sender = ferry("send", file("m.bin", 300_000).toString(), uri);
+            assertEquals(0, sender.finish(), sender::errText);
+            String after = http.send(java.net.http.HttpRequest.newBuilder(metrics).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(Pattern.compile("(?m)^ferry_receiver_files_total\\{status=\"stored\"} 1\\.0$").matcher(after).find(), after);
+            assertTrue(Pattern.compile("(?m)^ferry_receiver_bytes_total 300000\\.0$").matcher(after).find(), after);
+            java.net.http.HttpResponse<String> elsewhere = http.send(java.net.http.HttpRequest.newBuilder(metrics.resolve("/other")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, elsewhere.statusCode());
+        } finally {
+            receiver.stop();
+        }
+        Run badPort = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--metrics-port", "70000");
+        assertEquals(2, badPort.finish());
+        assertTrue(badPort.errText().contains("--metrics-port must be a port number from 0 to 65535 (got 70000)"), badPort.errText());
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Run inUse = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--metrics-port",
+                    String.valueOf(taken.getLocalPort()));
+            assertEquals(1, inUse.finish());
+            assertTrue(inUse.errText().contains("ferry receive: cannot serve metrics on 127.0.0.1:" + taken.getLocalPort()), inUse.errText());
+        }
+    }
+
+    @Test
     void streamsOutOfRangeIsAUsageErrorNamingTheOption() throws Exception {
         Run sender = ferry("send", "--streams", "65", file("s.bin", 10).toString(), "tcp://127.0.0.1:9");
         assertEquals(2, sender.finish());
@@ -384,6 +446,69 @@ class FerryCliTest {
         } finally {
             receiver.stop();
         }
+    }
+
+    @Test
+    void aReceiverLetsInOnlyTheSendersWhoseCertificatesItAllows() throws Exception {
+        Path keys = tmp.resolve("keys");
+        Run keygen = ferry("keygen", "--out", keys.toString(), "--name", "laptop");
+        assertEquals(0, keygen.finish(), keygen::errText);
+        String allowed = keygen.out.stream().filter(l -> l.startsWith("fingerprint ")).map(l -> l.substring("fingerprint ".length()))
+                .findFirst().orElseThrow(() -> new AssertionError("keygen prints the fingerprint: " + keygen.out));
+        assertTrue(Files.readString(keys.resolve("laptop.pem")).startsWith("-----BEGIN CERTIFICATE-----"));
+        assertTrue(Files.readString(keys.resolve("laptop.key")).startsWith("-----BEGIN PRIVATE KEY-----"));
+        assertEquals(java.util.Set.of(java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE),
+                Files.getPosixFilePermissions(keys.resolve("laptop.key")), "the key is its owner's only");
+        Run other = ferry("keygen", "--out", keys.toString(), "--name", "stranger");
+        assertEquals(0, other.finish(), other::errText);
+        Run again = ferry("keygen", "--out", keys.toString(), "--name", "laptop");
+        assertEquals(1, again.finish());
+        assertTrue(again.errText().contains("laptop.pem exists"), again.errText());
+
+        Path source = file("for-chosen.bin", 200_000);
+        Path inbox = tmp.resolve("inbox-chosen");
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--allow", allowed);
+        try {
+            String uri = awaitListening(receiver);
+            String pin = null;
+            for (String line; pin == null && (line = receiver.readLine()) != null; ) {
+                Matcher m = PIN.matcher(line);
+                pin = m.find() ? m.group(1) : null;
+            }
+            assertTrue(pin != null, "--allow implies --tls: the receiver prints its certificate's fingerprint");
+
+            Run noCertificate = ferry("send", "--pin", pin, source.toString(), uri);
+            assertEquals(1, noCertificate.finish());
+            assertTrue(noCertificate.errText().contains("the receiver lets in chosen senders only and refused this one (TLS alert "),
+                    noCertificate.errText());
+            assertTrue(noCertificate.errText().contains("present a certificate it allows with --cert FILE --key FILE"), noCertificate.errText());
+            Run stranger = ferry("send", "--pin", pin, "--cert", keys.resolve("stranger.pem").toString(), "--key",
+                    keys.resolve("stranger.key").toString(), source.toString(), uri);
+            assertEquals(1, stranger.finish());
+            assertTrue(stranger.errText().contains("the receiver lets in chosen senders only and refused this one"), stranger.errText());
+            assertEquals(1, stranger.errText().lines().filter(l -> !l.isBlank()).count(), "one line: " + stranger.errText());
+            await("the receiver to name the refused certificate", () -> receiver.errContains("is not allowed (not in --allow)"));
+            assertFalse(Files.exists(inbox.resolve("for-chosen.bin")), "a refused sender wrote nothing");
+            try (java.util.stream.Stream<Path> stored = Files.list(inbox)) {
+                assertEquals(0, stored.count(), "not even a partial file");
+            }
+
+            Run chosen = ferry("send", "--pin", pin, "--cert", keys.resolve("laptop.pem").toString(), "--key",
+                    keys.resolve("laptop.key").toString(), source.toString(), uri);
+            assertEquals(0, chosen.finish(), chosen::errText);
+            assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("for-chosen.bin")));
+        } finally {
+            receiver.stop();
+        }
+        Run nobody = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--require-client-cert");
+        assertEquals(2, nobody.finish());
+        assertTrue(nobody.errText().contains("--require-client-cert needs --allow sha256:... or --client-ca FILE"), nobody.errText());
+        Run badPin = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--allow", "sha256:1234");
+        assertEquals(2, badPin.finish());
+        assertTrue(badPin.errText().contains("is not a SHA-256 fingerprint"), badPin.errText());
+        Run halfIdentity = ferry("send", "--cert", keys.resolve("laptop.pem").toString(), source.toString(), "tcp://127.0.0.1:9");
+        assertEquals(2, halfIdentity.finish());
+        assertTrue(halfIdentity.errText().contains("--cert and --key go together"), halfIdentity.errText());
     }
 
     @Test
