@@ -1,13 +1,10 @@
 package io.ferry.examples.tls;
 
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509ExtendedTrustManager;
 import javax.net.ssl.X509TrustManager;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -28,13 +25,14 @@ import java.util.Set;
  * without a certificate, or with another one, fails the handshake; the refusal names the fingerprint
  * of what it presented, so that an operator can allow it.
  */
-public final class SenderCertificateCheck extends X509ExtendedTrustManager {
+public final class SenderCertificateCheck extends OneSidedTrustManager {
 
     private final Set<String> allowed;
     private final X509TrustManager authority;
     private final String authorityFile;
 
     private SenderCertificateCheck(Set<String> allowed, X509TrustManager authority, String authorityFile) {
+        super("senders");
         this.allowed = allowed;
         this.authority = authority;
         this.authorityFile = authorityFile;
@@ -107,36 +105,5 @@ public final class SenderCertificateCheck extends X509ExtendedTrustManager {
             }
         }
         throw new CertificateException("the sender's certificate " + fingerprint + " is not allowed (not in --allow)");
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-        checkClientTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-        checkClientTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-        throw new CertificateException("a sender check only checks senders");
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-        checkServerTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-        checkServerTrusted(chain, authType);
-    }
-
-    /** None named: a sender may present any certificate, and this check decides (a pinned self-signed one included). */
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-        return new X509Certificate[0];
     }
 }

@@ -152,6 +152,17 @@ class FerryCliTest {
         throw new AssertionError("receiver never said where it listens; stderr: " + receiver.errText());
     }
 
+    /** The fingerprint a TLS receiver prints after where it listens. */
+    private static String awaitPin(Run receiver) throws IOException {
+        for (String line; (line = receiver.readLine()) != null; ) {
+            Matcher m = PIN.matcher(line);
+            if (m.find()) {
+                return m.group(1);
+            }
+        }
+        throw new AssertionError("the receiver never printed its certificate's fingerprint; stderr: " + receiver.errText());
+    }
+
     private static String scrape(java.net.http.HttpClient http, java.net.URI metrics) {
         try {
             return http.send(java.net.http.HttpRequest.newBuilder(metrics).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
@@ -425,12 +436,7 @@ class FerryCliTest {
         Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--tls");
         try {
             String uri = awaitListening(receiver);
-            String pin = null;
-            for (String line; pin == null && (line = receiver.readLine()) != null; ) {
-                Matcher m = PIN.matcher(line);
-                pin = m.find() ? m.group(1) : null;
-            }
-            assertTrue(pin != null, "the receiver prints its certificate's fingerprint");
+            String pin = awaitPin(receiver);
 
             Run pinned = ferry("send", "--tls", "--pin", pin, "--streams", "2", source.toString(), uri); // TLS above a striped channel
             assertEquals(0, pinned.finish(), pinned::errText);
@@ -470,12 +476,7 @@ class FerryCliTest {
         Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--allow", allowed);
         try {
             String uri = awaitListening(receiver);
-            String pin = null;
-            for (String line; pin == null && (line = receiver.readLine()) != null; ) {
-                Matcher m = PIN.matcher(line);
-                pin = m.find() ? m.group(1) : null;
-            }
-            assertTrue(pin != null, "--allow implies --tls: the receiver prints its certificate's fingerprint");
+            String pin = awaitPin(receiver); // --allow implies --tls: the receiver prints its certificate's fingerprint
 
             Run noCertificate = ferry("send", "--pin", pin, source.toString(), uri);
             assertEquals(1, noCertificate.finish());
