@@ -52,7 +52,12 @@ class LossRecoveryTest {
 
     /** A selective acknowledgement of {@code seqs}, as the connection processes one. */
     private long sack(long now, int... seqs) {
-        recovery.beginAck(nextSeq);
+        return sackReaching(nextSeq, now, seqs);
+    }
+
+    /** A selective acknowledgement of {@code seqs} whose bitmask describes nothing past {@code horizon}. */
+    private long sackReaching(int horizon, long now, int... seqs) {
+        recovery.beginAck(horizon);
         for (int seq : seqs) {
             recovery.noteDelivered(seq, now);
             outstanding.markSacked(seq);
@@ -189,11 +194,7 @@ class LossRecoveryTest {
         rtt.onSample(100 * MS);
         // the last packet delivered, reach ending at first + 5: first .. first + 5 lost, first + 6 .. + 8
         // departed, first + 9 and + 10 (sent too shortly before the delivered one) still in flight
-        recovery.beginAck(UtpWire.seqAdd(first, 5));
-        recovery.noteDelivered(first + 11, 100 * MS);
-        outstanding.markSacked(first + 11);
-        recovery.onProgress(100 * MS);
-        recovery.afterAck(true, 100 * MS);
+        sackReaching(UtpWire.seqAdd(first, 5), 100 * MS, first + 11);
         assertTrue(outstanding.isDeparted(first + 6));
         assertTrue(outstanding.isDeparted(first + 8));
         assertTrue(outstanding.isInFlight(first + 9));
@@ -222,11 +223,7 @@ class LossRecoveryTest {
     void aTimeoutDeclaresDepartedPacketsLostWithTheRest() {
         int first = send(6, 0);
         rtt.onSample(100 * MS);
-        recovery.beginAck(UtpWire.seqAdd(first, 1));
-        recovery.noteDelivered(first + 5, 100 * MS);
-        outstanding.markSacked(first + 5);
-        recovery.onProgress(100 * MS);
-        recovery.afterAck(true, 100 * MS);
+        sackReaching(UtpWire.seqAdd(first, 1), 100 * MS, first + 5);
         assertTrue(outstanding.isDeparted(first + 2));
         recovery.onRetransmissionTimeout(false, false, 10, 2_000 * MS);
         assertEquals(0, outstanding.departedPackets());
