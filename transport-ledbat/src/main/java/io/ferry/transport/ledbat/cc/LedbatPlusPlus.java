@@ -187,6 +187,16 @@ public final class LedbatPlusPlus implements CongestionControl {
     static final int YIELD_HOLD_ROUNDS = 20;
     /** Below this fraction of the largest delivery rate seen, a flow keeps its step when just above the aim. */
     static final double UNDER_SHARE_FRACTION = 0.5;
+    /**
+     * Such a flow's step, while the queue is at or below the target, is this many times its fair step:
+     * with one step the flow that yielded to a second scavenger's start took 8 s to climb from two packets
+     * to half the link at 100 ms (Jain's index 0.89-0.92 over the 20 s after the join). Below 2: the aim
+     * (7/8 of the target) plus this step and the other flow's (an eighth of the target each, at the rate
+     * both have seen) must stay under {@link #COMPETITION_MARGIN}, or two flows stepping in the same
+     * round stand a queue that reads as a competitor's (at exactly 2 the fluid model of two flows made
+     * each yield to the other now and then).
+     */
+    static final double CATCH_UP_STEP_FACTOR = 1.75;
     /** Each decrease of a round at least this many times the one before ... */
     static final double SHRINK_ACCELERATION = 1.5;
     /** ... through this many round trips in a row ... */
@@ -440,7 +450,12 @@ public final class LedbatPlusPlus implements CongestionControl {
                 // the steps and decreases move around averages the target rather than more; the same aim
                 // for every flow on the path, as flows aiming at different queues would not share fairly
                 boolean lossBound = lossBoundUntilNanos != NEVER && nowNanos < lossBoundUntilNanos;
-                double step = lossBound ? Math.min(additiveStepPackets(), LOSS_BOUND_STEP) : additiveStepPackets();
+                // a flow delivering less than half of the largest rate it has seen, unless held after
+                // yielding, shares the queue with another scavenger that took the link while it yielded:
+                // it steps twice as far, so the two even out in seconds rather than tens of seconds
+                boolean catchingUp = !stepHeld && lastRoundRate < UNDER_SHARE_FRACTION * Math.max(maxRateRecent, maxRateOlder);
+                double step = lossBound ? Math.min(additiveStepPackets(), LOSS_BOUND_STEP)
+                        : additiveStepPackets() * (catchingUp ? CATCH_UP_STEP_FACTOR : 1);
                 double aim = target * (1 - FAIR_STEP_FRACTION);
                 if (queuing <= aim && lossBound) {
                     perRtt = step;
@@ -459,10 +474,9 @@ public final class LedbatPlusPlus implements CongestionControl {
                 } else {
                     // remove our own excess in about one round trip (the draft's (delay / TARGET - 1) cuts
                     // RTT / TARGET times deeper, far below the path's capacity when TARGET is small)
-                    // a flow delivering less than half of the largest rate it has seen, unless held after
-                    // yielding, shares the queue with another scavenger and keeps its step, so that the
-                    // two do not settle with the queue just above the aim and neither stepping
-                    double up = !stepHeld && queuing <= target && lastRoundRate < UNDER_SHARE_FRACTION * Math.max(maxRateRecent, maxRateOlder) ? step : gain();
+                    // a flow catching up keeps its step, so that the two do not settle with the queue just
+                    // above the aim and neither stepping
+                    double up = catchingUp && queuing <= target ? step : gain();
                     perRtt = Math.max(up - DECREASE_CONSTANT * packets * (queuing - aim) / (rttNanos() / 1000.0), -packets / 2);
                 }
                 // spread over the acknowledgements of one round trip: those of the whole flight, which
@@ -561,11 +575,11 @@ public final class LedbatPlusPlus implements CongestionControl {
                     drainedRoundsSinceYield = 0;
                     queuedRoundsSinceYield = 0;
                     cwnd = (double) MIN_CWND * mss;
-                    holdUntilNanos = nowNanos + Math.max(YIELD_HOLD_NANOS, YIELD_HOLD_ROUNDS * rttNanos());
+                    holdUntilNanos = nowNanos + yieldHoldNanos();
                     yields++;
                 } else if (!yielding) {
                     cwnd = (double) MIN_CWND * mss;
-                    holdUntilNanos = Math.max(holdUntilNanos, nowNanos + Math.max(YIELD_HOLD_NANOS, YIELD_HOLD_ROUNDS * rttNanos()));
+                    holdUntilNanos = Math.max(holdUntilNanos, nowNanos + yieldHoldNanos());
                 }
                 yielding = true;
                 stepHeld = true;
@@ -844,5 +858,17 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     private long rttNanos() {
         return smoothedRttMicros > 0 ? smoothedRttMicros * 1000 : 100_000_000L;
+    }
+
+    /**
+     * How long a yield holds: {@link #YIELD_HOLD_NANOS}, or {@link #YIELD_HOLD_ROUNDS} round trips of the
+     * path with our target queue on it if that is longer. Not the smoothed RTT of the moment: a competitor's
+     * slow start that made us yield has just inflated it (a newcomer overshooting by 110 ms on a 100 ms
+     * path doubled the hold to 4 s), and the quiet rounds the release also waits for keep a standing
+     * TCP queue from ending the hold anyway.
+     */
+    private long yieldHoldNanos() {
+        long roundNanos = minRtt.isEmpty() ? rttNanos() : (minRtt.base() + effectiveTargetMicros()) * 1000;
+        return Math.max(YIELD_HOLD_NANOS, YIELD_HOLD_ROUNDS * Math.min(roundNanos, rttNanos()));
     }
 }

@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * sending side have their own {@link Transports} (their own event loops), as two processes would. With
  * {@code --senders N} each round is N connections into one listener at once, each carrying its share
  * of {@code --size}, and the report shows the CPU time of each transport thread, so it shows whether
- * the listener's connections use every core.
+ * the listener's connections use every core; {@code --senders 1,16} runs both in every round (rows
+ * {@code utp} and {@code utp x16}) and reports the ratio of the totals, measured side by side.
  *
  * <p>Where {@code iperf3} is installed (Debian's package), each round also runs the ceiling for a UDP
  * transport on this machine: {@code iperf3 -u -b 0 -l 1472} for {@code --iperf-seconds} (default 5) on
@@ -65,7 +66,7 @@ public final class LoopbackThroughput {
     public static void main(String[] args) throws Exception {
         long size = 512L << 20;
         int rounds = 5;
-        int senders = 1;
+        List<Integer> senderCounts = List.of(1);
         List<String> schemes = List.of("tcp", "utp");
         Path out = Path.of("target", "bench");
         boolean iperf = Iperf3Udp.isInstalled();
@@ -75,11 +76,12 @@ public final class LoopbackThroughput {
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
-                case "--senders" -> senders = Integer.parseInt(args[++i]);
+                case "--senders" -> senderCounts = java.util.Arrays.stream(args[++i].split(",")).map(String::trim)
+                        .map(Integer::valueOf).toList();
                 case "--no-iperf" -> iperf = false;
                 case "--iperf-seconds" -> iperfSeconds = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --size 512M --rounds 5 --senders 1 --iperf-seconds 5 --no-iperf --out DIR");
+                        + "; use --size 512M --rounds 5 --senders 1[,16] --iperf-seconds 5 --no-iperf --out DIR");
             }
         }
         List<Sample> samples = new ArrayList<>();
@@ -87,15 +89,19 @@ public final class LoopbackThroughput {
         try (Transports receiving = Transports.create(); Transports sending = Transports.create()) {
             Transports[] ferry = {receiving, sending};
             for (String scheme : schemes) {
-                run(ferry, scheme, Math.min(size, 256L << 20), senders); // warm-up: JIT and pools
+                for (int senders : senderCounts) {
+                    run(ferry, scheme, Math.min(size, 256L << 20), senders); // warm-up: JIT and pools
+                }
             }
             for (int r = 0; r < rounds; r++) {
                 for (String scheme : schemes) {
-                    Sample s = run(ferry, scheme, size, senders);
-                    samples.add(s);
-                    System.out.printf(Locale.ROOT, "round %d %-4s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d  first/last done %.2f/%.2f s  threads %s%n",
-                            r + 1, scheme, s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions(),
-                            s.firstDoneSeconds(), s.seconds(), threads(s));
+                    for (int senders : senderCounts) {
+                        Sample s = run(ferry, scheme, size, senders);
+                        samples.add(s);
+                        System.out.printf(Locale.ROOT, "round %d %-8s %8.1f MiB/s  cpu %.2f s/GiB  retransmissions %d  first/last done %.2f/%.2f s  threads %s%n",
+                                r + 1, s.scheme(), s.mibPerSecond(), s.cpuSecondsPerGib(), s.retransmissions(),
+                                s.firstDoneSeconds(), s.seconds(), threads(s));
+                    }
                 }
                 if (iperf) {
                     Iperf3Udp.Result u = Iperf3Udp.run(iperfSeconds);
@@ -106,7 +112,7 @@ public final class LoopbackThroughput {
                 }
             }
         }
-        report(samples, size, rounds, senders, out);
+        report(samples, size, rounds, senderCounts, out);
     }
 
     private static Sample run(Transports[] ferry, String scheme, long size, int senders) throws Exception {
@@ -184,7 +190,12 @@ public final class LoopbackThroughput {
         }
         server.close().sync();
         block.release();
-        return new Sample(scheme, each * senders, seconds, cpu, retransmissions, threads, (firstDone.join() - start) / 1e9);
+        return new Sample(label(scheme, senders), each * senders, seconds, cpu, retransmissions, threads, (firstDone.join() - start) / 1e9);
+    }
+
+    /** A sample's row: the scheme, and with more than one connection how many ({@code utp x16}). */
+    private static String label(String scheme, int senders) {
+        return senders == 1 ? scheme : scheme + " x" + senders;
     }
 
     private static Map<Long, Long> threadCpuNanos() {
@@ -229,7 +240,7 @@ public final class LoopbackThroughput {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    private static void report(List<Sample> samples, long size, int rounds, int senders, Path out) throws Exception {
+    private static void report(List<Sample> samples, long size, int rounds, List<Integer> senderCounts, Path out) throws Exception {
         Files.createDirectories(out);
         Map<String, List<Sample>> by = new LinkedHashMap<>();
         for (Sample s : samples) {
@@ -237,10 +248,10 @@ public final class LoopbackThroughput {
         }
         StringBuilder md = new StringBuilder();
         md.append("# Loopback bulk throughput, ").append(LocalDate.now()).append("\n\n")
-                .append(String.format(Locale.ROOT, "%d rounds of %d MiB per transport over %d connection(s) into one listener, alternating, one JVM, %d cores, Java %s.%n%n",
-                        rounds, size >> 20, senders, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")))
+                .append(String.format(Locale.ROOT, "%d rounds of %d MiB per transport over %s connection(s) into one listener, alternating, one JVM, %d cores, Java %s.%n%n",
+                        rounds, size >> 20, senderCounts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(" and ")), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")))
                 .append("| transport | median MiB/s | min–max MiB/s | median Mbit/s | CPU s per GiB (both ends) | CPU s per transport thread (median round) |\n|---|---|---|---|---|---|\n");
-        StringBuilder json = new StringBuilder("{\"size_bytes\":" + size + ",\"rounds\":" + rounds + ",\"senders\":" + senders + ",\"results\":{");
+        StringBuilder json = new StringBuilder("{\"size_bytes\":" + size + ",\"rounds\":" + rounds + ",\"senders\":" + senderCounts + ",\"results\":{");
         Map<String, Double> medians = new LinkedHashMap<>();
         boolean first = true;
         for (Map.Entry<String, List<Sample>> e : by.entrySet()) {
@@ -269,6 +280,15 @@ public final class LoopbackThroughput {
             double ratio = medians.get("utp") / medians.get(Iperf3Udp.NAME);
             md.append(String.format(Locale.ROOT, "%nuTP / iperf3 UDP receiver ratio of medians: **%.2f**%n", ratio));
             json.append(String.format(Locale.ROOT, ",\"utp_over_iperf3_udp\":%.3f", ratio));
+        }
+        for (int senders : senderCounts) {
+            String many = label("utp", senders);
+            if (senders > 1 && medians.containsKey("utp") && medians.containsKey(many)) {
+                // the total of N connections against one connection's rate, measured in the same rounds
+                double ratio = medians.get(many) / medians.get("utp");
+                md.append(String.format(Locale.ROOT, "%n%d uTP senders' total / one uTP sender, ratio of medians: **%.2f**%n", senders, ratio));
+                json.append(String.format(Locale.ROOT, ",\"utp_x%d_over_utp\":%.3f", senders, ratio));
+            }
         }
         json.append("}\n");
         Files.writeString(out.resolve("loopback-throughput.md"), md, StandardCharsets.UTF_8);

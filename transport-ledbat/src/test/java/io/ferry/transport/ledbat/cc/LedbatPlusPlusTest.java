@@ -521,6 +521,32 @@ class LedbatPlusPlusTest {
     }
 
     @Test
+    void theHoldIsCountedInRoundTripsOfThePathNotInThoseTheCompetitorsQueueInflated() {
+        double perMs = 100;
+        long rtt = 100 * MS;
+        LedbatPlusPlus flow = tied(params);
+        long t = aloneOnTheFluidPath(flow);
+        // a newcomer's slow start overshoots by twice the base RTT: the smoothed RTT triples, and twenty
+        // of those round trips would hold the flow back for six seconds
+        for (int round = 0; round < 6 && flow.cwndBytes() > 2L * MSS; round++) {
+            t = ackOneWindow(flow, t, 200_000, rtt);
+        }
+        assertEquals(2L * MSS, flow.cwndBytes());
+        long yieldedAt = t;
+        long competitor = 4_000L * MSS; // then leaves 60 % of the path empty
+        while (t - yieldedAt < 2_000 * MS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
+        }
+        assertTrue(flow.cwndBytes() < 20L * MSS, "held for the 2 s: " + flow.cwndBytes() / MSS + " packets");
+        // twenty round trips of the path with the target queue on it (125 ms) end the hold at 2.5 s
+        while (t - yieldedAt < 3_500 * MS) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
+        }
+        assertTrue(flow.cwndBytes() > 200L * MSS, "climbing back within a second of the hold's end: "
+                + flow.cwndBytes() / MSS + " packets");
+    }
+
+    @Test
     void aYieldThatTheDrainedQueueBehindItShowsToBeOurOwnEndsWithinRoundTripsAndTheWindowRegrows() {
         double perMs = 100;
         long rtt = 100 * MS;
