@@ -494,54 +494,33 @@ class LedbatPlusPlusTest {
 
     @Test
     void afterYieldingItLeavesAPartEmptyLinkAloneForTheHoldAndThenTakesItBack() {
-        double perMs = 100;
-        long rtt = 100 * MS;
         LedbatPlusPlus flow = tied(params);
-        long t = aloneOnTheFluidPath(flow);
         // a competitor's queue stands far above the target: the flow yields
-        for (int round = 0; round < 6 && flow.cwndBytes() > 2L * MSS; round++) {
-            t = ackOneWindow(flow, t, 80_000, rtt);
-        }
-        assertEquals(2L * MSS, flow.cwndBytes());
-        long yieldedAt = t;
+        long yieldedAt = yieldedTo(flow, 80_000);
         // then the competitor (a TCP flow whose slow start ended early) holds 40 % of the path: the
         // link is part empty, and stays so while the scavenger holds back
-        long competitor = 4_000L * MSS;
+        long t = yieldedAt;
         long largestDuringHold = 0;
         while (t - yieldedAt < 1_900 * MS) { // the hold is 2 s
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
+            t = besideAPartEmptyingCompetitor(flow, t, t + 1);
             largestDuringHold = Math.max(largestDuringHold, flow.cwndBytes());
         }
         assertTrue(largestDuringHold < 20L * MSS, "GAIN-sized steps only during the hold: " + largestDuringHold / MSS + " packets");
-        while (t - yieldedAt < 8_000 * MS) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
-        }
+        besideAPartEmptyingCompetitor(flow, t, yieldedAt + 8_000 * MS);
         assertTrue(flow.cwndBytes() > 4_000L * MSS, "after the hold it fills what the competitor leaves: "
                 + flow.cwndBytes() / MSS + " packets");
     }
 
     @Test
     void theHoldIsCountedInRoundTripsOfThePathNotInThoseTheCompetitorsQueueInflated() {
-        double perMs = 100;
-        long rtt = 100 * MS;
         LedbatPlusPlus flow = tied(params);
-        long t = aloneOnTheFluidPath(flow);
         // a newcomer's slow start overshoots by twice the base RTT: the smoothed RTT triples, and twenty
         // of those round trips would hold the flow back for six seconds
-        for (int round = 0; round < 6 && flow.cwndBytes() > 2L * MSS; round++) {
-            t = ackOneWindow(flow, t, 200_000, rtt);
-        }
-        assertEquals(2L * MSS, flow.cwndBytes());
-        long yieldedAt = t;
-        long competitor = 4_000L * MSS; // then leaves 60 % of the path empty
-        while (t - yieldedAt < 2_000 * MS) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
-        }
+        long yieldedAt = yieldedTo(flow, 200_000);
+        long t = besideAPartEmptyingCompetitor(flow, yieldedAt, yieldedAt + 2_000 * MS);
         assertTrue(flow.cwndBytes() < 20L * MSS, "held for the 2 s: " + flow.cwndBytes() / MSS + " packets");
         // twenty round trips of the path with the target queue on it (125 ms) end the hold at 2.5 s
-        while (t - yieldedAt < 3_500 * MS) {
-            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, perMs, rtt), rtt);
-        }
+        besideAPartEmptyingCompetitor(flow, t, yieldedAt + 3_500 * MS);
         assertTrue(flow.cwndBytes() > 200L * MSS, "climbing back within a second of the hold's end: "
                 + flow.cwndBytes() / MSS + " packets");
     }
@@ -639,6 +618,28 @@ class LedbatPlusPlusTest {
      * Runs {@code flow} alone for 150 round trips on a fluid path of 100 packets per ms and 100 ms base
      * RTT (a bandwidth-delay product of 10 000 packets); returns the time after them.
      */
+    /** Fills the fluid 100 ms path alone, then meets a competitor's queue of {@code queueMicros}; returns when it was down to two packets. */
+    private static long yieldedTo(LedbatPlusPlus flow, long queueMicros) {
+        long t = aloneOnTheFluidPath(flow);
+        for (int round = 0; round < 6 && flow.cwndBytes() > 2L * MSS; round++) {
+            t = ackOneWindow(flow, t, queueMicros, 100 * MS);
+        }
+        assertEquals(2L * MSS, flow.cwndBytes());
+        return t;
+    }
+
+    /**
+     * Acknowledges windows until {@code until} beside a competitor that holds 40 % of the fluid 100 ms
+     * path (a TCP flow whose slow start ended early): whatever queue the two build; returns the time after.
+     */
+    private static long besideAPartEmptyingCompetitor(LedbatPlusPlus flow, long t, long until) {
+        long competitor = 4_000L * MSS;
+        while (t < until) {
+            t = ackOneWindow(flow, t, queueMicros(flow.cwndBytes(), competitor, 100, 100 * MS), 100 * MS);
+        }
+        return t;
+    }
+
     private static long aloneOnTheFluidPath(LedbatPlusPlus flow) {
         long rtt = 100 * MS;
         long t = 0;
