@@ -452,7 +452,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 boolean lossBound = lossBoundUntilNanos != NEVER && nowNanos < lossBoundUntilNanos;
                 // a flow delivering less than half of the largest rate it has seen, unless held after
                 // yielding, shares the queue with another scavenger that took the link while it yielded:
-                // it steps twice as far, so the two even out in seconds rather than tens of seconds
+                // it steps further (CATCH_UP_STEP_FACTOR), so the two even out in seconds, not tens of seconds
                 boolean catchingUp = !stepHeld && lastRoundRate < UNDER_SHARE_FRACTION * Math.max(maxRateRecent, maxRateOlder);
                 double step = lossBound ? Math.min(additiveStepPackets(), LOSS_BOUND_STEP)
                         : additiveStepPackets() * (catchingUp ? CATCH_UP_STEP_FACTOR : 1);
