@@ -267,6 +267,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     static final int HEAVY_LOSS_MIN_PACKETS = 8;
     /** Round trips over which the largest queue is kept (two buckets of this many). */
     static final int PEAK_QUEUE_ROUNDS = 8;
+    /** Round trips whose delivery rates size the regrowth after a slowdown (the largest of them). */
+    static final int REGROWTH_RATE_ROUNDS = 4;
     /**
      * After a congestion loss with the queue at or below the target (a buffer that overflowed before
      * the delay signal could act), the window grows by at most this many packets per round trip, half
@@ -329,6 +331,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     private int quietRounds;
     private long quietSinceNanos;
     private double lastRoundRate;
+    private final double[] recentRoundRates = new double[REGROWTH_RATE_ROUNDS];
+    private int recentRoundRateNext;
     private double roundStartCwnd;
     private double lastShrink;
     private double shrinkStartCwnd;
@@ -512,6 +516,7 @@ public final class LedbatPlusPlus implements CongestionControl {
             // scheduling noise lifts single samples only
             peakQueueRecent = Math.max(peakQueueRecent, roundMinQueueMicros);
             lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
+            recentRoundRates[recentRoundRateNext++ % REGROWTH_RATE_ROUNDS] = lastRoundRate;
             double resolved = roundLosses + roundBytesAcked / (double) mss;
             lastRoundLossFraction = resolved > 0 && roundLosses >= HEAVY_LOSS_MIN_PACKETS ? roundLosses / resolved : 0;
             roundLosses = 0;
@@ -714,8 +719,20 @@ public final class LedbatPlusPlus implements CongestionControl {
         ssthresh = cwnd;
         if (quickSlowdowns && minRtt.base() > 0 && smoothedRttMicros > 0) {
             // regrow to the window that holds the target queue, not to one a slow start overshot with
-            double fits = cwnd * (minRtt.base() + effectiveTargetMicros()) / (double) smoothedRttMicros;
-            ssthresh = Math.max((double) MIN_CWND * mss, Math.min(cwnd, fits));
+            double held = minRtt.base() + effectiveTargetMicros();
+            double fits = Math.min(cwnd, cwnd * held / (double) smoothedRttMicros);
+            // nor to less than what the last round trips delivered needs: after a slow start that
+            // overshot, the window was halved by the loss and the smoothed RTT still carries the queue
+            // the overshoot built, and the two together had put the target at a third of a 150 ms path.
+            // Not after a loss taken for a shallow buffer's: there the halved window, not the queue,
+            // keeps the flow behind TCP
+            double delivered = 0;
+            if (lossBoundUntilNanos == NEVER || nowNanos >= lossBoundUntilNanos) {
+                for (double rate : recentRoundRates) {
+                    delivered = Math.max(delivered, rate);
+                }
+            }
+            ssthresh = Math.max((double) MIN_CWND * mss, Math.max(fits, delivered * held / 1e6));
         }
         cwnd = (double) MIN_CWND * mss;
         phase = Phase.SLOWDOWN;

@@ -207,6 +207,31 @@ class LedbatPlusPlusTest {
         assertTrue(rtts <= 4, "doubling from an eighth of the window takes three round trips (from two packets, six), took " + rtts);
     }
 
+    @Test
+    void afterASlowStartThatOverflowedTheBufferTheDefaultRegrowsToWhatThePathDeliveredNotToTheHalvedWindow() {
+        LedbatPlusPlus cc = tied(params);
+        long rtt = 150 * MS;
+        // slow start on an empty 150 ms path until 256 packets fill it (256 packets per round trip delivered)
+        long now = slowStartAt(cc, 256, 0);
+        // the overshoot stands in the buffer (100 ms, above the 37.5 ms target): slow start ends, and the
+        // buffer overflowing with the queue at 150 ms halves the window
+        now = ackOneWindow(cc, now, 100_000, rtt);
+        assertFalse(cc.inSlowStart());
+        cc.onDelaySample(BASE + 150_000, now);
+        long beforeLoss = cc.cwndBytes();
+        assertTrue(cc.onLoss(now, rtt + 150 * MS), "a loss with the queue far above the target is congestion");
+        assertEquals(beforeLoss / 2, cc.cwndBytes(), 1);
+        while (!cc.inSlowdown()) {
+            now = ackOneWindow(cc, now, 100_000, rtt);
+        }
+        while (cc.inSlowdown() || cc.inSlowStart()) {
+            now = ackOneWindow(cc, now, 0, rtt);
+        }
+        // the smoothed RTT still carried the 100 ms queue and the window had been halved: from those two
+        // alone the regrowth would stop near 100 packets, a third of what the path carries
+        assertTrue(cc.cwndBytes() >= 200L * MSS, "regrew to " + cc.cwndBytes() / MSS + " packets; the path delivered 256 per round trip");
+    }
+
     /**
      * One round trip of acknowledgements that each find the flight {@code shortPackets} below the window:
      * what the pacer holds back between its sends when a batch of acknowledgements freed more than its
