@@ -25,6 +25,8 @@ final class BufferSweepStudy implements Study {
 
     static final long RATE = 200_000_000;
     static final Duration ONE_WAY = Duration.ofMillis(75);
+    /** What each transport moves, unreported, before the first measured transfer. */
+    static final long WARM_UP_BYTES = 30_000_000;
 
     /** The buffer sizes swept; empty: the profile's; {@code [0]}: none. */
     private final List<Long> bufferSizes;
@@ -63,8 +65,9 @@ final class BufferSweepStudy implements Study {
         LinkModel link = new LinkModel(0, RATE, queue, ONE_WAY, 11);
         String setup = Units.f("Link: %s each way (RTT %d ms, queue = one BDP). File: %s, generated and SHA-256-checked. "
                 + "Buffers set with SEND_BUFFER_SIZE and RECEIVE_BUFFER_SIZE on both ends; `auto` = the transport's defaults. "
+                + "Each transport first moves %s over the link unreported (the JVM's warm-up; the native references need none). "
                 + "Transfers capped at %d s: unfinished ones show the rate reached and the projected time for the whole file (`~`).",
-                link.describe(), ONE_WAY.toMillis() * 2, Units.decimal(file), cap.toSeconds());
+                link.describe(), ONE_WAY.toMillis() * 2, Units.decimal(file), Units.decimal(Math.min(file, WARM_UP_BYTES)), cap.toSeconds());
         result.markdown().append(setup).append("\n\n");
         result.data().put("link", link.describe());
         result.data().put("file_bytes", file);
@@ -77,6 +80,7 @@ final class BufferSweepStudy implements Study {
         StringBuilder table = new StringBuilder("| transport | " + String.join(" | ", columns) + " |\n|---|"
                 + "---|".repeat(columns.size()) + "\n");
         try (TestBed bed = TestBed.emulated(link)) {
+            warmUp(ctx, bed, file, cap);
             for (String transport : ctx.transports().all()) {
                 if (transport.equals("tcp")) {
                     continue;
@@ -134,6 +138,28 @@ final class BufferSweepStudy implements Study {
         result.charts().add(png);
         result.markdown().append("Failures and refusals, if any, are listed in the JSON report with their reasons.\n");
         return result;
+    }
+
+    /**
+     * One unreported transfer per installed transport over the same link before anything is measured.
+     * Every Ferry endpoint lives in this one JVM, so without it the first transport measured runs its
+     * handshake, slow start and first seconds in the interpreter (its receiver late, which a
+     * delay-based control reads as a queue) while the later ones run compiled code; the native
+     * references (iperf3, libudt) need no warm-up.
+     */
+    private static void warmUp(StudyContext ctx, TestBed bed, long file, Duration cap) {
+        long size = Math.min(file, WARM_UP_BYTES);
+        long t0 = System.nanoTime();
+        for (String transport : ctx.transports().all()) {
+            if (ctx.transports().installed(transport)) {
+                TransferResult r = Transfer.of(transport).run(bed.client(), bed.server(), size, cap);
+                if (!r.ok()) {
+                    ctx.log().printf("  buffers warm-up %s failed: %s%n", transport, r.failure());
+                }
+            }
+        }
+        ctx.log().printf("  buffers warm-up: %s over each transport, not reported (%.1f s)%n", Units.decimal(size),
+                (System.nanoTime() - t0) / 1e9);
     }
 
     /**
