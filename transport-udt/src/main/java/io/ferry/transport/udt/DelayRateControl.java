@@ -12,9 +12,11 @@ package io.ferry.transport.udt;
  *   <li><b>the queue decides</b>: the queuing delay is the smoothed RTT less the smallest RTT of the
  *       last ten minutes, extrapolated one round ahead (UDT smooths its RTT over about 80 ms). The
  *       target is a quarter of the minimum RTT, between 5 and 30 ms;</li>
- *   <li><b>start-up</b> multiplies the rate by 1.5 each round until the first queue appears, then
- *       drops it to 85 % of the rate acknowledged in the last round (what the bottleneck passed), but
- *       not below 40 %, so that the queue the growth built drains;</li>
+ *   <li><b>start-up</b> waits for UDT's RTT to stop climbing from its 100 ms guess (at most half a
+ *       second), multiplies the rate by 1.5 each round until the first queue appears or the buffer
+ *       overflows, then drops it to 85 % of the best rate acknowledged in the last three rounds (what
+ *       the bottleneck passed), but not below 40 % (50 % after an overflow), and holds that rate while
+ *       the queue the growth built drains;</li>
  *   <li><b>after start-up</b> FAST TCP's update acts on the rate: each round it moves a quarter of the
  *       way towards {@code rate × (minRTT + target) / (minRTT + queue)} plus ten packets per round
  *       trip, so it grows while the queue is below the target, falls in proportion when it is above,
@@ -51,6 +53,16 @@ final class DelayRateControl {
     /** How long UDT's smoothed RTT is left to converge after the first acknowledgement. */
     static final long WARM_UP_NANOS = 500_000_000L;
     static final double UDT_INITIAL_RTT_MS = 100;
+    /** The warm-up ends early once UDT's RTT rose by less than this fraction over {@link #CONVERGENCE_WINDOW_NANOS}. */
+    static final double CONVERGED_RISE = 0.01;
+    static final long CONVERGENCE_WINDOW_NANOS = 50_000_000L;
+    /** Rounds whose acknowledged rates size the rate a start-up ends at (the largest of them). */
+    static final int EXIT_RATE_ROUNDS = 3;
+    /**
+     * Rounds after a start-up ends through which its queue may drain at the rate it ended at; losses
+     * reported in the first two are the start-up's own overflow, reported a round trip late.
+     */
+    static final int START_UP_DRAIN_ROUNDS = 8;
     static final double GAMMA = 0.25;
     static final double STARTUP_GAIN = 1.5;
     static final double ADDITIVE_PACKETS_PER_RTT = 10;
@@ -64,6 +76,10 @@ final class DelayRateControl {
     private boolean measuring;
     private boolean acknowledged;
     private long firstAck;
+    private double warmUpRttMs = Double.NaN;
+    private long warmUpRttSince;
+    private final double[] recentAckedPps = new double[EXIT_RATE_ROUNDS];
+    private int recentAckedNext;
 
     private double minRttMs = Double.NaN;
     static final int RTT_BUCKETS = 10;
@@ -78,6 +94,8 @@ final class DelayRateControl {
     private long roundAcked;
     private double lossMean = Double.NaN;
     private int holdRounds;
+    /** Rounds left in which the queue the start-up built may drain without FAST's decrease (see {@link #endRound}). */
+    private int drainingStartUpRounds;
     private double lossCutPps = Double.POSITIVE_INFINITY;
     private double lastQueueMs;
     private int lossStrikes;
@@ -140,7 +158,7 @@ final class DelayRateControl {
                 acknowledged = true;
                 firstAck = now;
             }
-            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && now - firstAck < WARM_UP_NANOS) {
+            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && now - firstAck < WARM_UP_NANOS && stillRising(now, rttMs)) {
                 return bytesPerSecond();
             }
             measuring = true;
@@ -161,6 +179,28 @@ final class DelayRateControl {
         endRound(now, elapsedMs, rttMs, sentTotal - roundSent, sentThen, lostTotal - roundLost, ackedTotal - roundAcked);
         startRound(now, sentTotal, lostTotal, ackedTotal);
         return bytesPerSecond();
+    }
+
+    /**
+     * Whether UDT's RTT may still be climbing from its guess towards the path's: it rose by more than
+     * {@link #CONVERGED_RISE} over the last {@link #CONVERGENCE_WINDOW_NANOS}, or that window has not
+     * passed since it left UDT's guess. Smoothed 7/8 per acknowledgement every 10 ms, a reading
+     * that climbs that little over five acknowledgements is within a few percent of the truth; one that
+     * falls came from above it, which the minimum follows down.
+     */
+    private boolean stillRising(long now, double rttMs) {
+        if (Math.abs(rttMs - UDT_INITIAL_RTT_MS) < 1) {
+            // still the guess: no acknowledgement has been measured yet, however long it stays
+            warmUpRttMs = Double.NaN;
+            return true;
+        }
+        if (Double.isNaN(warmUpRttMs) || now - warmUpRttSince >= CONVERGENCE_WINDOW_NANOS) {
+            boolean rising = Double.isNaN(warmUpRttMs) || rttMs > warmUpRttMs * (1 + CONVERGED_RISE);
+            warmUpRttMs = rttMs;
+            warmUpRttSince = now;
+            return rising;
+        }
+        return true;
     }
 
     /** Packets sent by {@code time}, from the readings of the last {@link #HISTORY} samples. */
@@ -212,6 +252,7 @@ final class DelayRateControl {
     private void endRound(long now, double elapsedMs, double rttMs, long sent, long sentThen, long lost, long acked) {
         rounds++;
         double ackedPps = acked * 1000.0 / elapsedMs;
+        recentAckedPps[recentAckedNext++ % EXIT_RATE_ROUNDS] = ackedPps;
         double measured = Math.max(0, rttMs - minRttMs);
         double target = Math.min(MAX_TARGET_MS, Math.max(MIN_TARGET_MS, minRttMs / 4));
         boolean draining = lastQueueMs - measured > target / 2;
@@ -224,8 +265,9 @@ final class DelayRateControl {
                 // early round can show none of them
                 lossRounds++;
                 lossMean = Double.isNaN(lossMean) ? fraction : lossMean + (fraction - lossMean) / lossRounds;
-            } else if (draining) {
-                // a queue that empties delivers, and so reports, the losses of several rounds at once
+            } else if (draining || drainingStartUpRounds > START_UP_DRAIN_ROUNDS - 2) {
+                // a queue that empties delivers, and so reports, the losses of several rounds at once;
+                // and the start-up's overflow is reported a round trip after the start-up ended on it
                 lossStrikes = 0;
             } else if (fraction > lossMean * 1.5 + 0.02) {
                 // one round above is noise or a mismatch of what was sent when; two, or a flood, is overflow
@@ -240,30 +282,50 @@ final class DelayRateControl {
         }
         // UDT smooths its RTT over about 80 ms, so the queue seen lags the queue there is: extrapolate its trend
         double queue = Math.max(0, measured + (measured - lastQueueMs));
+        double previousMeasured = lastQueueMs;
         lastQueueMs = measured;
         if (holdRounds > 0) {
             // the last cut has not reached the RTT UDT reports yet
             holdRounds--;
             return;
         }
+        // what the bottleneck passed lately: the best of the last rounds, as the round that overflowed
+        // the buffer acknowledges less (its losses hold UDT's cumulative acknowledgement back)
+        double passed = 0;
+        for (double r : recentAckedPps) {
+            passed = Math.max(passed, r);
+        }
         if (lossSignal) {
             lossCutPps = pps;
-            pps *= startup ? 0.5 : LOSS_CUT_FACTOR;
+            // a start-up that overflowed the buffer before its queue showed (UDT's RTT lags): back to
+            // what the bottleneck passed less 15 %, which drains the queue, rather than to half of the
+            // overshoot (which had left a 200 Mbit/s link at 120 for a second and a half)
+            pps = startup ? Math.max(pps * 0.5, Math.min(pps, passed * 0.85)) : pps * LOSS_CUT_FACTOR;
+            boolean startUpEnding = startup;
             startup = false;
             lossCuts++;
             lossStrikes = 0;
             holdRounds = 1;
+            drainingStartUpRounds = startUpEnding ? START_UP_DRAIN_ROUNDS : 0;
         } else if (startup) {
             if (queue > target) {
                 startup = false;
                 // the queue start-up built drains at what the bottleneck passed less 15 %, but no
                 // deeper than 40 % of the rate that built it
-                pps = Math.max(pps * STARTUP_EXIT_FACTOR, Math.min(pps, ackedPps * 0.85));
+                pps = Math.max(pps * STARTUP_EXIT_FACTOR, Math.min(pps, passed * 0.85));
                 holdRounds = 1;
+                drainingStartUpRounds = START_UP_DRAIN_ROUNDS;
             } else if (sentPps >= 0.5 * pps) {
                 pps *= STARTUP_GAIN;
             }
+        } else if (drainingStartUpRounds > 0 && measured > target && measured < previousMeasured - 0.5) {
+            // the queue the start-up built drains at 85 % of what the bottleneck passed while the link
+            // stays busy; FAST's decrease on top of that, round after round of the same queue, had
+            // left a 200 Mbit/s link at 60 % once the queue was gone. Only while it visibly falls, and
+            // for a few rounds: a rate still above the bottleneck's gets FAST's decrease
+            drainingStartUpRounds--;
         } else {
+            drainingStartUpRounds = 0;
             // FAST TCP's update, on a rate: towards the rate that holds the queue at the target, plus a
             // constant that makes flows sharing a queue converge to equal rates
             double additive = ADDITIVE_PACKETS_PER_RTT * 1000 / Math.max(minRttMs, 10);

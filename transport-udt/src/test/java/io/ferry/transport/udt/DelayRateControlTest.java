@@ -187,14 +187,77 @@ class DelayRateControlTest {
             assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, 100, t, 0, 0), 1);
         }
         double rtt = 100;
-        for (long t = 2000; t < 2490; t += 10) {
-            rtt = (rtt * 7 + 150) / 8; // a 150 ms path, seen through UDT's smoothing
+        long t = 2000;
+        // acknowledged, but UDT's RTT still its guess (it measures from its second acknowledgement on)
+        for (; t < 2300; t += 10) {
             assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000), 1);
         }
-        for (long t = 2490; t < 3000; t += 10) {
-            control.onSample(t * 1_000_000L, 150, t, 0, t - 2000);
+        // a 150 ms path, seen through UDT's smoothing: climbing from its 100 ms guess, the rate holds
+        for (; rtt < 140; t += 10) {
+            rtt = (rtt * 7 + 150) / 8;
+            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000), 1);
         }
-        assertEquals(150, control.minRttMillis(), 0.5, "the base RTT is the path's, not UDT's early guess");
+        for (; t < 3000; t += 10) {
+            rtt = (rtt * 7 + 150) / 8;
+            control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000);
+        }
+        assertEquals(150, control.minRttMillis(), 150 * 0.03, "the base RTT is the path's, not UDT's early guess");
         assertTrue(control.inStartup());
+    }
+
+    @Test
+    void theWarmUpEndsOnceUdtsRttStopsClimbingNotAfterAFixedHalfSecond() {
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        // UDT's RTT already above the path's at the first acknowledgement (it came down from a queue of
+        // the handshake's), falling: nothing to wait for
+        long t = 0;
+        double rtt = 170;
+        long sent = 0;
+        for (; t < 150; t += 10) {
+            rtt = (rtt * 7 + 150) / 8;
+            sent += 10;
+            control.onSample(t * 1_000_000L, rtt, sent, 0, sent);
+        }
+        for (; t < 600; t += 10) {
+            rtt = (rtt * 7 + 150) / 8;
+            sent += 10;
+            control.onSample(t * 1_000_000L, rtt, sent, 0, sent);
+        }
+        assertTrue(control.rounds() >= 2, "measuring began within the half second: " + control.rounds() + " rounds");
+        assertTrue(control.minRttMillis() < 155, "min RTT " + control.minRttMillis());
+    }
+
+    @Test
+    void aStartUpOnALongFatPathEndsNearTheRateTheLinkPassesWithTheCumulativeAckHeldBackByItsLosses() {
+        // 200 Mbit/s, 150 ms, one BDP of queue: the start-up's last round overflows it
+        Path path = new Path(200, 150, 150, 0);
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        double rate = (double) control.bytesPerSecond() / MSS;
+        long t = 0;
+        // UDT counts as acknowledged what its cumulative ACK covers: a lost packet holds everything
+        // after it back until its retransmission arrives, two round trips later
+        long ackFrozenAt = -1;
+        long repairedAt = -1;
+        long lostBefore = 0;
+        for (; t < 20_000 && (control.inStartup() || t < 1000); t++) {
+            path.step(rate, t);
+            if (path.lost > lostBefore) {
+                lostBefore = path.lost;
+                if (ackFrozenAt < 0) {
+                    ackFrozenAt = path.delivered;
+                }
+                repairedAt = t + (long) (2 * (path.baseRttMs + path.queueMs()));
+            }
+            if (ackFrozenAt >= 0 && t >= repairedAt) {
+                ackFrozenAt = -1;
+            }
+            long acked = ackFrozenAt >= 0 ? ackFrozenAt : path.delivered;
+            if (t % 10 == 0) {
+                rate = (double) control.onSample(t * 1_000_000L, path.srtt, path.sent, path.reportedLost, acked) / MSS;
+            }
+        }
+        assertTrue(!control.inStartup(), "the start-up ended");
+        double exitMbit = rate * MSS * 8 / 1e6;
+        assertTrue(exitMbit >= 0.8 * 200 * 0.85 && exitMbit <= 200, "start-up ended at " + exitMbit + " Mbit/s on a 200 Mbit/s link");
     }
 }
