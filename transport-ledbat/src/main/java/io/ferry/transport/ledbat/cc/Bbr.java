@@ -421,6 +421,11 @@ public final class Bbr implements CongestionControl {
         return rtProp;
     }
 
+    /** When {@code RTprop} was last lowered or confirmed. */
+    long rtPropStampNanos() {
+        return rtPropStamp;
+    }
+
     /** Round trips counted so far. */
     public long roundCount() {
         return roundCount;

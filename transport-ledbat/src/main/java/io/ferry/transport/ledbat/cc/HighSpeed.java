@@ -75,8 +75,13 @@ public final class HighSpeed implements CongestionControl {
     }
 
     @Override
+    public void onPacketSent(int payloadBytes, boolean retransmission, long bytesInFlightBeforeSend, long nowNanos) {
+        flightSize = bytesInFlightBeforeSend + payloadBytes;
+    }
+
+    @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
-        flightSize = bytesInFlightBeforeAck;
+        flightSize = Math.max(0, bytesInFlightBeforeAck - bytesNewlyAcked);
         if (bytesNewlyAcked <= 0 || episode.inRecovery(nowNanos)
                 || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, window.mss, pacerHeld)) {
             return;
