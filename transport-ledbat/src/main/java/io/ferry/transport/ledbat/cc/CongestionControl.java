@@ -34,6 +34,20 @@ public interface CongestionControl {
     void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos);
 
     /**
+     * Reports a packet put on the wire, before it is counted in flight. Controllers that sample the
+     * delivery rate (BBR) remember per packet what had been delivered when it left; window-based
+     * controllers need not override it. Packets without payload (SYN, FIN, zero-window probes) are
+     * reported too, with {@code payloadBytes} 0.
+     *
+     * @param payloadBytes            the packet's payload
+     * @param retransmission          whether the payload was sent before
+     * @param bytesInFlightBeforeSend payload bytes in flight just before this packet
+     * @param nowNanos                the current time
+     */
+    default void onPacketSent(int payloadBytes, boolean retransmission, long bytesInFlightBeforeSend, long nowNanos) {
+    }
+
+    /**
      * Tells the controller, before {@link #onAck}, whether the connection's last attempt to send
      * stopped at the pacer with data waiting. The flight is then short of the window by what the pacer
      * holds back (a batch of acknowledgements read at once frees more than its burst), not because the

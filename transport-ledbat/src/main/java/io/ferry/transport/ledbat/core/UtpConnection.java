@@ -1132,9 +1132,11 @@ public final class UtpConnection {
         long window = inbound.window();
         PacketWriter.refresh(p, UtpWire.micros32(nowNanos), replyMicros, window, inbound.ackNr());
         int payload = outstanding.payload(seq);
-        if (outstanding.transmissions(seq) > 0) {
+        boolean retransmission = outstanding.transmissions(seq) > 0;
+        if (retransmission) {
             stats.retransmissions++;
         }
+        cc.onPacketSent(payload, retransmission, outstanding.bytesInFlight(), nowNanos);
         outstanding.onSent(seq, nowNanos, recovery.nextSendOrder());
         stats.packetsSent++;
         stats.payloadBytesSent += payload;

@@ -24,8 +24,8 @@ class CongestionControlsTest {
     @Test
     void unknownNameIsRejectedListingTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> CongestionControls.create("cubic", params));
-        assertTrue(e.getMessage().contains("cubic") && e.getMessage().contains("ledbat"), e.getMessage());
+                () -> CongestionControls.create("no-such-cc", params));
+        assertTrue(e.getMessage().contains("no-such-cc") && e.getMessage().contains("ledbat") && e.getMessage().contains("westwood+"), e.getMessage());
     }
 
     @Test

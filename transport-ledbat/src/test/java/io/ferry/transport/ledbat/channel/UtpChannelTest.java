@@ -247,8 +247,9 @@ class UtpChannelTest {
     @Test
     void unknownCongestionControlListsTheAvailableOnes() {
         UnsupportedOptionException e = assertThrows(UnsupportedOptionException.class, () -> ferry.connect("utp://127.0.0.1:9",
-                new ChannelInboundHandlerAdapter(), ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, "cubic").build()));
-        assertTrue(e.getMessage().contains("'cubic' is not available; available: ") && e.getMessage().contains("ledbat"), e.getMessage());
+                new ChannelInboundHandlerAdapter(), ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, "reno-classic").build()));
+        assertTrue(e.getMessage().contains("'reno-classic' is not available; available: ") && e.getMessage().contains("ledbat")
+                && e.getMessage().contains("westwood+"), e.getMessage());
     }
 
     @Test

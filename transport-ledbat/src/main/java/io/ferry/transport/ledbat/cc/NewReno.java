@@ -1,0 +1,102 @@
+package io.ferry.transport.ledbat.cc;
+
+/**
+ * TCP NewReno's congestion control: RFC 5681's slow start and congestion avoidance with RFC 3465's
+ * appropriate byte counting ({@code L = 2}), and RFC 6582's recovery as far as the uTP core exposes it.
+ *
+ * <ul>
+ *   <li>The initial window is RFC 5681's, {@code min(4 * SMSS, max(2 * SMSS, 4380 bytes))}.</li>
+ *   <li>Slow start, while {@code cwnd < ssthresh}: each acknowledgement adds the bytes it covers, at
+ *       most two packets.</li>
+ *   <li>Congestion avoidance: one packet per window of bytes acknowledged, one packet per round trip.</li>
+ *   <li>A loss sets {@code ssthresh = max(FlightSize / 2, 2 * SMSS)} and {@code cwnd = ssthresh} (the
+ *       window RFC 6582 leaves when the full acknowledgement ends recovery; the core repairs the holes,
+ *       with its own fast retransmit and selective acknowledgements, instead of inflating the window).
+ *       Losses within a round trip of the reduction belong to the same episode and change nothing, and
+ *       the window does not grow during that round trip.</li>
+ *   <li>A retransmission timeout sets {@code ssthresh} the same way and {@code cwnd} to one packet.</li>
+ *   <li>The window grows only while it is used (RFC 7661, see {@link CwndValidation}).</li>
+ * </ul>
+ * Pacing is the interface's default (the window over the smoothed RTT, twice that in slow start).
+ */
+public final class NewReno implements CongestionControl {
+    private final RenoWindow window;
+    private final LossEpisode episode = new LossEpisode();
+    private boolean pacerHeld;
+    private long flightSize;
+
+    /**
+     * Creates a controller.
+     *
+     * @param parameters the connection's MSS
+     */
+    public NewReno(CongestionParameters parameters) {
+        this.window = new RenoWindow(parameters.maxPayloadBytes());
+    }
+
+    @Override
+    public String name() {
+        return CongestionControls.NEWRENO;
+    }
+
+    @Override
+    public void onDelaySample(int delayMicros32, long nowNanos) {
+        // loss-based
+    }
+
+    @Override
+    public void onPacerHeld(boolean held) {
+        pacerHeld = held;
+    }
+
+    @Override
+    public void onPacketSent(int payloadBytes, boolean retransmission, long bytesInFlightBeforeSend, long nowNanos) {
+        flightSize = bytesInFlightBeforeSend + payloadBytes;
+    }
+
+    @Override
+    public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
+        flightSize = Math.max(0, bytesInFlightBeforeAck - bytesNewlyAcked);
+        if (bytesNewlyAcked <= 0 || episode.inRecovery(nowNanos)
+                || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, window.mss, pacerHeld)) {
+            return;
+        }
+        window.grow(bytesNewlyAcked, 1);
+    }
+
+    @Override
+    public boolean onLoss(long nowNanos, long smoothedRttNanos) {
+        if (!episode.tryBegin(nowNanos, smoothedRttNanos)) {
+            return false;
+        }
+        double ssthresh = halfFlight();
+        window.set(ssthresh, ssthresh);
+        return true;
+    }
+
+    @Override
+    public void onTimeout(long nowNanos) {
+        window.set(window.mss, halfFlight());
+        episode.timedOut(nowNanos);
+    }
+
+    /** RFC 5681's {@code FlightSize / 2}, with the window standing in before any flight was seen. */
+    private double halfFlight() {
+        return (flightSize > 0 ? flightSize : window.cwnd) / 2.0;
+    }
+
+    @Override
+    public long cwndBytes() {
+        return (long) window.cwnd;
+    }
+
+    /** Returns the slow-start threshold in bytes ({@link Long#MAX_VALUE} before the first loss). */
+    public long ssthreshBytes() {
+        return window.ssthresh >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) window.ssthresh;
+    }
+
+    @Override
+    public boolean inSlowStart() {
+        return window.inSlowStart();
+    }
+}
