@@ -9,6 +9,7 @@ import io.ferry.cli.tls.SenderCertificateCheck;
 import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.FileReceiveSession;
 import io.ferry.cli.transfer.SenderLimits;
+import io.ferry.cli.transfer.SharedSecret;
 import io.ferry.cli.transfer.ReceiverEvents;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.TransportUri;
@@ -45,6 +46,7 @@ import java.util.concurrent.CompletableFuture;
                 "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls            (self-signed; prints the fingerprint to pin)",
                 "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --tls --cert cert.pem --key key.pem",
                 "  ferry receive --listen tcp://0.0.0.0:9443 --dir ./inbox --allow sha256:5c1e...   (only the sender with that certificate)",
+                "  ferry receive --listen tcp://0.0.0.0:9000 --dir ./inbox --token-file ~/.ferry-token   (only senders with the same secret)",
                 "  ferry receive --listen tcp://0.0.0.0:9000 --dir ./inbox --metrics-port 9100   (Prometheus: http://127.0.0.1:9100/metrics)"})
 final class ReceiveCommand implements Callable<Integer> {
 
@@ -102,6 +104,12 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Refuse senders without an allowed certificate (with --allow and/or --client-ca, which imply it).")
     boolean requireClientCert;
 
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "Let in only senders holding the shared secret in FILE (at least 16 bytes, readable by its owner only; "
+                    + "senders give the same --token-file). Each side proves it holds the secret with a challenge; the secret "
+                    + "itself is never sent. Works with and without --tls.")
+    Path tokenFile;
+
     @Option(names = "--opt", paramLabel = "NAME=VALUE", description = "A transport option for the listener and its connections. Repeatable.")
     List<String> opts = new ArrayList<>();
 
@@ -131,6 +139,16 @@ final class ReceiveCommand implements Callable<Integer> {
         Duration takeover = Duration.ofNanos((long) (takeOverAfter * 1e9));
         SenderLimits limits = limits();
         SenderCertificateCheck senderCheck = senderCheck();
+        SharedSecret token = null;
+        if (tokenFile != null) {
+            try {
+                token = SharedSecret.read(tokenFile);
+            } catch (SharedSecret.UnusableSecretException e) {
+                err.println("ferry receive: --token-file: " + e.getMessage());
+                return 1;
+            }
+        }
+        SharedSecret sessionToken = token;
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--metrics-port must be a port number from 0 to 65535 (got "
                     + metricsPort + ")");
@@ -180,7 +198,11 @@ final class ReceiveCommand implements Callable<Integer> {
                     if (meters != null) {
                         meters.accepted(ch);
                     }
-                    new FileReceiveSession(dir, overwrite, events, takeover, limits).addTo(ch.pipeline());
+                    FileReceiveSession session = new FileReceiveSession(dir, overwrite, events, takeover, limits);
+                    if (sessionToken != null) {
+                        session.requireToken(sessionToken);
+                    }
+                    session.addTo(ch.pipeline());
                     if (sessionTls != null) {
                         sessionTls.addTo(ch.pipeline());
                     }

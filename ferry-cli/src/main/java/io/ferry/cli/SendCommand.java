@@ -11,6 +11,7 @@ import io.ferry.cli.transfer.ProgressListener;
 import io.ferry.cli.transfer.SendPlan;
 import io.ferry.cli.transfer.SendSettings;
 import io.ferry.cli.transfer.SessionResult;
+import io.ferry.cli.transfer.SharedSecret;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.TransportUri;
 import io.ferry.transport.Transports;
@@ -32,7 +33,7 @@ import java.util.concurrent.Callable;
 
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
-        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
+        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
                 + "[--chunk-size=SIZE] [--limit-rate=RATE] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
                 + "connection, and wait until the receiver has verified every one with SHA-256.",
@@ -43,6 +44,7 @@ import java.util.concurrent.Callable;
                 "  ferry send photos/ notes.txt utp://host:9000 --json",
                 "  ferry send --tls --pin sha256:9f86d0...  big.iso tcp://host:9443",
                 "  ferry send --opt congestion-control=bbr --opt send-buffer-size=8M big.iso tcp://host:9000",
+                "  ferry send --token-file ~/.ferry-token big.iso tcp://host:9000",
                 "  ferry send --streams 4 big.iso tcp://far-away:9000"})
 final class SendCommand implements Callable<Integer> {
 
@@ -71,6 +73,11 @@ final class SendCommand implements Callable<Integer> {
 
     @Option(names = "--key", paramLabel = "FILE", description = "PEM PKCS#8 private key of --cert.")
     Path key;
+
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "Send only to a receiver holding the shared secret in FILE (its --token-file), proving that this "
+                    + "sender holds it too; nothing is offered before both proofs checked out. The secret itself is never sent.")
+    Path tokenFile;
 
     @Option(names = "--opt", paramLabel = "NAME=VALUE",
             description = "A transport option, e.g. send-buffer-size=8M, packet-size=1400, congestion-control=bbr, "
@@ -121,6 +128,15 @@ final class SendCommand implements Callable<Integer> {
             TransportUri target = uriOrHint(ferry, uri);
             ChannelOptions options = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams);
             SenderTls senderTls = tls();
+            SharedSecret token = null;
+            if (tokenFile != null) {
+                try {
+                    token = SharedSecret.read(tokenFile);
+                } catch (SharedSecret.UnusableSecretException e) {
+                    err.println("ferry send: --token-file: " + e.getMessage());
+                    return 1;
+                }
+            }
             SendPlan plan;
             try {
                 plan = as != null ? SendPlan.single(paths.get(0), as) : SendPlan.of(paths);
@@ -133,6 +149,9 @@ final class SendCommand implements Callable<Integer> {
             }
             ProgressListener progress = TerminalProgress.forConsole();
             FileSendSession session = new FileSendSession(plan, settings, progress);
+            if (token != null) {
+                session.useToken(token);
+            }
             ChannelFuture connected = ferry.connect(uri, new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {

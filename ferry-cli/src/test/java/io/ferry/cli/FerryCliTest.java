@@ -512,6 +512,112 @@ class FerryCliTest {
         assertTrue(halfIdentity.errText().contains("--cert and --key go together"), halfIdentity.errText());
     }
 
+    // ------------------------------------------------------------------ shared secret (--token-file)
+
+    private Path tokenFile(String name, String secret) throws IOException {
+        Path p = Files.writeString(tmp.resolve(name), secret + "\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return p;
+    }
+
+    /** Every entry under {@code dir}, hidden ones included. */
+    private static List<String> everythingIn(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            return all.filter(p -> !p.equals(dir)).map(p -> dir.relativize(p).toString()).sorted().toList();
+        }
+    }
+
+    private static List<String> lines(Run run) {
+        return run.errText().lines().filter(l -> !l.isBlank()).toList();
+    }
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tcp", "utp"})
+    void aReceiverWithATokenFileLetsInOnlySendersHoldingTheSameSecret(String scheme) throws Exception {
+        Path good = tokenFile("good.token", "a shared secret of some length");
+        Path sameAgain = tokenFile("copy.token", "a shared secret of some length");
+        Path wrong = tokenFile("wrong.token", "another secret, just as long");
+        Path source = file("tokened.bin", 400_000);
+        Path inbox = Files.createDirectories(tmp.resolve("inbox-token-" + scheme));
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString(), "--token-file", good.toString());
+        try {
+            String uri = awaitListening(receiver);
+
+            Run wrongToken = ferry("send", "--token-file", wrong.toString(), source.toString(), uri);
+            assertEquals(1, wrongToken.finish());
+            assertEquals(List.of("ferry send: the receiver refused this sender: wrong token (--token-file)"), lines(wrongToken));
+            await("the receiver to log the refusal", () -> receiver.errContains("wrong token (--token-file)"));
+            assertEquals(List.of(), everythingIn(inbox), "a refused sender wrote nothing, not even a hidden part file");
+
+            Run noToken = ferry("send", source.toString(), uri);
+            assertEquals(1, noToken.finish());
+            assertEquals(List.of("ferry send: the receiver refused this sender: it takes files only from senders holding its shared "
+                    + "secret (--token-file)"), lines(noToken));
+            await("the receiver to log the second refusal", () -> lines(receiver).size() >= 2);
+            assertEquals(List.of(), everythingIn(inbox));
+
+            Run rightToken = ferry("send", "--token-file", sameAgain.toString(), source.toString(), uri);
+            assertEquals(0, rightToken.finish(), rightToken::errText);
+            assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("tokened.bin")));
+            assertEquals(List.of("tokened.bin"), everythingIn(inbox));
+        } finally {
+            receiver.stop();
+        }
+        List<String> refusals = receiver.err.stream().filter(l -> l.contains("refused the sender at")).toList();
+        assertEquals(2, refusals.size(), "one line per refused sender: " + receiver.errText());
+        assertTrue(refusals.get(0).matches("ferry receive: refused the sender at 127\\.0\\.0\\.1:\\d+: wrong token \\(--token-file\\)"),
+                refusals.get(0));
+    }
+
+    @Test
+    void aTokenWorksOverTlsAndStripedStreamsAndATokenedSenderSendsNothingToAnOpenReceiver() throws Exception {
+        Path token = tokenFile("both.token", "correct horse battery staple");
+        Path source = file("striped-secret.bin", 2_000_000);
+        Path inbox = Files.createDirectories(tmp.resolve("inbox-token-tls"));
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString(), "--tls", "--token-file", token.toString());
+        try {
+            String uri = awaitListening(receiver);
+            String pin = awaitPin(receiver);
+            Run sender = ferry("send", "--pin", pin, "--token-file", token.toString(), "--streams", "3", source.toString(), uri);
+            assertEquals(0, sender.finish(), sender::errText);
+            assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("striped-secret.bin")));
+        } finally {
+            receiver.stop();
+        }
+
+        Path openInbox = Files.createDirectories(tmp.resolve("inbox-open"));
+        Run open = ferry("receive", "--listen", "utp://127.0.0.1:0", "--dir", openInbox.toString());
+        try {
+            String uri = awaitListening(open);
+            Run sender = ferry("send", "--token-file", token.toString(), source.toString(), uri);
+            assertEquals(1, sender.finish());
+            List<String> said = lines(sender);
+            assertEquals(1, said.size(), sender.errText());
+            assertTrue(said.get(0).startsWith("ferry send: the receiver at 127.0.0.1:") && said.get(0).endsWith(
+                    "has no shared secret (it runs without --token-file): nothing sent, as --token-file sends only to a receiver that "
+                            + "proves it holds the secret"), said.get(0));
+            assertEquals(List.of(), everythingIn(openInbox), "nothing offered, nothing written");
+        } finally {
+            open.stop();
+        }
+    }
+
+    @Test
+    void aTokenFileOthersCanReadOrThatIsTooShortIsRefusedNamingTheFix() throws Exception {
+        Path readable = tokenFile("readable.token", "long enough to be a secret");
+        Files.setPosixFilePermissions(readable, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Run sender = ferry("send", "--token-file", readable.toString(), file("t.bin", 10).toString(), "tcp://127.0.0.1:9");
+        assertEquals(1, sender.finish());
+        assertEquals(List.of("ferry send: --token-file: " + readable + " is open to other users (rw-r--r--); a shared secret must be "
+                + "its owner's only: chmod 600 " + readable), lines(sender));
+        Path shortOne = tokenFile("short.token", "too short");
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", tmp.resolve("inbox-short").toString(),
+                "--token-file", shortOne.toString());
+        assertEquals(1, receiver.finish());
+        assertTrue(receiver.errText().startsWith("ferry receive: --token-file: " + shortOne + " holds 9 bytes; a shared secret needs at "
+                + "least 16"), receiver.errText());
+    }
+
     @Test
     void aFullDiskGivesOneClearMessageAndNoFileUnderItsFinalName() throws Exception {
         Path small = Files.createDirectories(tmp.resolve("small"));

@@ -154,7 +154,7 @@ class FerryJarIT {
         assertTrue(finish(completion).contains("complete -F"));
         assertEquals(0, completion.exitValue());
         Process help = ferry("help", "send");
-        assertTrue(finish(help).contains("--streams"));
+        assertTrue(finish(help).contains("--token-file"));
     }
 
     private String stderrQuietly(Process p) {

@@ -62,6 +62,11 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     private ChannelHandlerContext ctx;
     private String peer = "a sender";
+    private SharedSecret token;
+    private byte[] receiverNonce;
+    private byte[] senderNonce;
+    /** Whether the sender may offer files: it passed the AUTH step (and, with a token, proved it holds it). */
+    private boolean admitted;
     private boolean helloSeen;
     private boolean ended;
     private boolean anyFailed;
@@ -117,6 +122,17 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             throw new IllegalArgumentException("the takeover time must not be negative: " + takeover);
         }
         this.takeoverNanos = takeover.toNanos();
+    }
+
+    /**
+     * Lets in only senders that prove they hold {@code secret} ({@code --token-file}); call before
+     * {@link #addTo}. A sender without it, or with another, is refused before it can offer a file.
+     *
+     * @return this session
+     */
+    public FileReceiveSession requireToken(SharedSecret secret) {
+        this.token = secret;
+        return this;
     }
 
     /** Adds the frame decoder and this session to a pipeline (after any TLS handler). */
@@ -179,13 +195,75 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                     "this receiver speaks ferry protocol version " + VERSION);
             return;
         }
-        ctx.flush();
+        if (token != null) {
+            receiverNonce = SharedSecret.nonce();
+        }
+        ctx.writeAndFlush(Frames.auth(ctx.alloc(), RECEIVER_AUTH, receiverNonce));
+    }
+
+    /** The sender's AUTH: whether it has a token, and its nonce. Nothing else is read before it. */
+    private void onSenderAuth(ByteBuf in) {
+        if (senderNonce != null || admitted) {
+            throw new IllegalStateException("a second AUTH frame");
+        }
+        int mode = in.readUnsignedByte();
+        if (mode == MODE_TOKEN) {
+            if (in.readableBytes() != SharedSecret.NONCE_BYTES) {
+                throw new IllegalStateException("an AUTH frame with a nonce of " + in.readableBytes() + " bytes");
+            }
+            senderNonce = new byte[SharedSecret.NONCE_BYTES];
+            in.readBytes(senderNonce);
+            if (token == null) {
+                endSession(peer + " has a shared secret (--token-file) and this receiver has none; it sends only to a receiver "
+                        + "that proves it holds one", "this receiver has no --token-file");
+            }
+        } else if (mode == MODE_OPEN) {
+            if (token != null) {
+                refuseSender("it has no token, and this receiver takes files only from senders holding its shared secret (--token-file)");
+            } else {
+                admitted = true;
+            }
+        } else {
+            throw new IllegalStateException("unknown AUTH mode " + mode);
+        }
+    }
+
+    /** The sender's PROOF: checked in constant time; only then does the receiver prove itself. */
+    private void onSenderProof(ByteBuf in) {
+        if (token == null || senderNonce == null || admitted) {
+            throw new IllegalStateException("a PROOF frame out of turn");
+        }
+        byte[] claimed = new byte[in.readableBytes()];
+        in.readBytes(claimed);
+        if (!token.verifies(SharedSecret.Role.SENDER, senderNonce, receiverNonce, claimed)) {
+            refuseSender("wrong token (--token-file)");
+            return;
+        }
+        admitted = true;
+        ctx.writeAndFlush(Frames.proof(ctx.alloc(), RECEIVER_PROOF, token.proof(SharedSecret.Role.RECEIVER, senderNonce, receiverNonce)));
+    }
+
+    /** Refuses a sender that did not prove it may send: one line here, one line for it, nothing written. */
+    private void refuseSender(String why) {
+        endSession("refused " + peer + ": " + why, why);
     }
 
     private void onFrame(Frame frame) {
         ByteBuf in = frame.payload;
         if (!helloSeen) {
             throw new IllegalStateException("frame before hello");
+        }
+        if (frame.type == SENDER_AUTH) {
+            onSenderAuth(in);
+            return;
+        }
+        if (frame.type == SENDER_PROOF) {
+            onSenderProof(in);
+            return;
+        }
+        if (!admitted) {
+            throw new IllegalStateException("frame type " + frame.type + " before the sender was admitted (AUTH"
+                    + (token != null ? ", PROOF" : "") + " first)");
         }
         switch (frame.type) {
             case OFFER: {
@@ -424,7 +502,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         }
         open.clear();
         ended = true;
-        events.sessionEnded(peer, !anyFailed && helloSeen);
+        events.sessionEnded(peer, !anyFailed && admitted);
         ctx.fireChannelInactive();
     }
 

@@ -85,6 +85,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Outgoing> streaming = new ArrayDeque<>();
 
     private ChannelHandlerContext ctx;
+    private SharedSecret token;
+    private byte[] senderNonce;
+    private byte[] receiverNonce;
+    /** Whether offers may go out: at once without a token, after the receiver's proof with one. */
+    private boolean admitted;
     private boolean helloReceived;
     private int nextToOffer;
     private int active;
@@ -106,6 +111,17 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         for (SendPlan.Entry entry : plan.entries()) {
             files.add(new Outgoing(files.size(), entry));
         }
+    }
+
+    /**
+     * Sends only to a receiver that proves it holds {@code secret} ({@code --token-file}), proving in turn
+     * that this sender holds it; call before {@link #addTo}. No file is offered before both proofs.
+     *
+     * @return this session
+     */
+    public FileSendSession useToken(SharedSecret secret) {
+        this.token = secret;
+        return this;
     }
 
     /** Adds the frame decoder and this session to a pipeline (after any TLS handler). */
@@ -145,18 +161,73 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
         progress.sessionStarted(files.size(), files.stream().mapToLong(Outgoing::size).sum());
         ctx.write(Frames.hello(ctx.alloc()));
+        if (token != null) {
+            senderNonce = SharedSecret.nonce();
+        }
+        ctx.write(Frames.auth(ctx.alloc(), SENDER_AUTH, senderNonce));
         helloTimeout = ctx.executor().schedule(() -> {
             if (!helloReceived) {
                 failSession(peer + " did not answer as a ferry receiver within " + settings.handshakeSeconds() + " s");
+            } else if (!admitted) {
+                failSession(peer + " did not complete the shared-secret handshake within " + settings.handshakeSeconds() + " s");
             }
         }, settings.handshakeSeconds(), TimeUnit.SECONDS);
+        // Without a token the offers follow the hello at once; with one they wait for the receiver's proof.
+        admitted = token == null;
         offerMore();
+        ctx.flush();
         checkDone();
+    }
+
+    /** The receiver's AUTH: whether it has a token, and its nonce. */
+    private void onReceiverAuth(ByteBuf in) {
+        if (receiverNonce != null) {
+            failSession(peer + " sent a second AUTH frame");
+            return;
+        }
+        int mode = in.readUnsignedByte();
+        if (mode == MODE_TOKEN && in.readableBytes() == SharedSecret.NONCE_BYTES) {
+            receiverNonce = new byte[SharedSecret.NONCE_BYTES];
+            in.readBytes(receiverNonce);
+            if (token == null) {
+                failSession("the receiver refused this sender: it takes files only from senders holding its shared secret "
+                        + "(--token-file)");
+                return;
+            }
+            ctx.writeAndFlush(Frames.proof(ctx.alloc(), SENDER_PROOF, token.proof(SharedSecret.Role.SENDER, senderNonce, receiverNonce)));
+        } else if (mode == MODE_OPEN) {
+            if (token != null) {
+                failSession(peer + " has no shared secret (it runs without --token-file): nothing sent, as --token-file sends "
+                        + "only to a receiver that proves it holds the secret");
+            }
+        } else {
+            failSession(peer + " sent an AUTH frame this sender does not understand (mode " + mode + ")");
+        }
+    }
+
+    /** The receiver's PROOF: checked in constant time before any file is offered. */
+    private void onReceiverProof(ByteBuf in) {
+        if (token == null || receiverNonce == null || admitted) {
+            failSession(peer + " sent a PROOF frame out of turn");
+            return;
+        }
+        byte[] claimed = new byte[in.readableBytes()];
+        in.readBytes(claimed);
+        if (!token.verifies(SharedSecret.Role.RECEIVER, senderNonce, receiverNonce, claimed)) {
+            failSession(peer + " does not hold this shared secret (--token-file): nothing sent");
+            return;
+        }
+        admitted = true;
+        helloTimeout.cancel(false);
+        offerMore();
     }
 
     // ------------------------------------------------------------------ offers
 
     private void offerMore() {
+        if (!admitted) {
+            return;
+        }
         while (nextToOffer < files.size() && active < settings.parallelFiles() && !result.isDone()) {
             Outgoing file = files.get(nextToOffer++);
             file.state = State.OFFERED;
@@ -188,7 +259,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private void onHello(int version) {
         helloReceived = true;
-        helloTimeout.cancel(false);
+        if (admitted) {
+            helloTimeout.cancel(false); // with a token it runs on until the receiver's proof
+        }
         if (version != VERSION) {
             failSession(peer + " speaks ferry protocol version " + version + "; this sender speaks version " + VERSION
                     + " (use the same ferry version on both sides)");
@@ -197,6 +270,20 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private void onFrame(Frame frame) {
         ByteBuf in = frame.payload;
+        if (frame.type == RECEIVER_AUTH) {
+            onReceiverAuth(in);
+            return;
+        }
+        if (frame.type == RECEIVER_PROOF) {
+            onReceiverProof(in);
+            return;
+        }
+        if (!admitted) {
+            // With a token nothing was offered yet: an ERROR now is the receiver refusing this sender.
+            failSession(frame.type == ERROR ? "the receiver refused this sender: " + Frames.readText(in)
+                    : peer + " sent frame type " + frame.type + " before the shared-secret handshake was done");
+            return;
+        }
         switch (frame.type) {
             case ACCEPT: {
                 Outgoing file = file(in.readInt());

@@ -20,6 +20,18 @@ final class Frames {
         return alloc.buffer(HELLO_LENGTH).writeBytes(MAGIC).writeByte(VERSION);
     }
 
+    /** AUTH: the mode and, with a token, this side's nonce. */
+    static ByteBuf auth(ByteBufAllocator alloc, int type, byte[] nonceOrNull) {
+        int length = 1 + (nonceOrNull == null ? 0 : nonceOrNull.length);
+        ByteBuf buf = header(alloc, type, length).writeByte(nonceOrNull == null ? MODE_OPEN : MODE_TOKEN);
+        return nonceOrNull == null ? buf : buf.writeBytes(nonceOrNull);
+    }
+
+    /** PROOF: this side's HMAC over both nonces. */
+    static ByteBuf proof(ByteBufAllocator alloc, int type, byte[] proof) {
+        return header(alloc, type, proof.length).writeBytes(proof);
+    }
+
     static ByteBuf offer(ByteBufAllocator alloc, int id, long size, String name) {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
         int length = 4 + 8 + 2 + n.length;

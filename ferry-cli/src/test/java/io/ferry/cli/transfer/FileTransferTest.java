@@ -22,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -225,7 +226,7 @@ class FileTransferTest {
         ByteBuf v1Offer = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(name.length).writeBytes(name).writeLong(3);
         String reply = rawExchange(receiver.port(), v1Offer);
         assertTrue(reply.startsWith("FERRY\u0001"), "a version-1 verdict with status 1 (failed): " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 2; upgrade the sender"), reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 3; upgrade the sender"), reply);
         assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("version 1"));
     }
 
@@ -234,8 +235,129 @@ class FileTransferTest {
         Receiver oldReceiver = fakeReceiver(Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(5)
                 .writeBytes("nope!".getBytes(StandardCharsets.US_ASCII)));
         SessionResult result = sendTo(oldReceiver, SendPlan.of(List.of(file("x.bin", 100, 11))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 2"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 3"),
                 result.failure().toString());
+    }
+
+    @Test
+    void aVersionTwoSenderIsToldWhichVersionTheReceiverSpeaks() throws Exception {
+        Receiver receiver = receiver(true);
+        ByteBuf v2 = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(2);
+        writeAndRelease(v2, Frames.offer(v2.alloc(), 0, 3, "old.bin"));
+        String reply = rawExchange(receiver.port(), v2);
+        assertTrue(reply.startsWith("FERRY\u0003"), "the receiver's own hello: " + reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 3"), reply);
+        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 3"));
+        assertNothingIn(inbox);
+    }
+
+    @Test
+    void senderNamesAVersionTwoReceiver() throws Exception {
+        ByteBuf reply = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(2);
+        ByteBuf error = Frames.error(Unpooled.buffer().alloc(), "this receiver speaks ferry protocol version 2");
+        reply.writeBytes(error);
+        error.release();
+        SessionResult result = sendTo(fakeReceiver(reply), SendPlan.of(List.of(file("x.bin", 100, 13))));
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 3"),
+                result.failure().toString());
+    }
+
+    @Test
+    void aReceiverWithATokenRefusesASenderWithoutOneBeforeReadingItsOffer() throws Exception {
+        Receiver receiver = receiver(true, FileReceiveSession.DEFAULT_TAKEOVER, SECRET);
+        ByteBuf request = hello3();
+        writeAndRelease(request, Frames.auth(request.alloc(), TransferProtocol.SENDER_AUTH, null));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "sneaked.bin"));
+        String reply = rawExchange(receiver.port(), request);
+        assertTrue(reply.contains("takes files only from senders holding its shared secret (--token-file)"), reply);
+        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).startsWith("refused the sender at 127.0.0.1:"));
+        assertNothingIn(inbox);
+    }
+
+    @Test
+    void aReceiverWithATokenRefusesAForgedProofAndNeverProvesItself() throws Exception {
+        Receiver receiver = receiver(true, FileReceiveSession.DEFAULT_TAKEOVER, SECRET);
+        ByteBuf request = hello3();
+        writeAndRelease(request, Frames.auth(request.alloc(), TransferProtocol.SENDER_AUTH, SharedSecret.nonce()));
+        writeAndRelease(request, Frames.proof(request.alloc(), TransferProtocol.SENDER_PROOF, new byte[SharedSecret.PROOF_BYTES]));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "forged.bin"));
+        String reply = rawExchange(receiver.port(), request);
+        assertTrue(reply.contains("wrong token (--token-file)"), reply);
+        assertFalse(reply.contains(new String(new byte[]{TransferProtocol.RECEIVER_PROOF, 0, 0, 0, SharedSecret.PROOF_BYTES},
+                StandardCharsets.ISO_8859_1)), "no receiver proof for a sender that did not prove itself: " + reply);
+        String logged = receiver.failures.poll(5, TimeUnit.SECONDS);
+        assertTrue(logged.matches("refused the sender at 127\\.0\\.0\\.1:\\d+: wrong token \\(--token-file\\)"), logged);
+        assertNothingIn(inbox);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    void theSameTokenOnBothSidesLetsTheFilesThroughOnEveryTransport(String scheme) throws Exception {
+        Path source = file("secret-ok.bin", 700_000, 21);
+        Channel server = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                new FileReceiveSession(inbox, false, new ReceiverEvents() {
+                    @Override
+                    public void stored(FileOutcome outcome) {
+                    }
+
+                    @Override
+                    public void failed(String message) {
+                    }
+                }).requireToken(SECRET).addTo(ch.pipeline());
+            }
+        }).sync().channel();
+        int port = ((java.net.InetSocketAddress) server.localAddress()).getPort();
+        FileSendSession session = new FileSendSession(SendPlan.of(List.of(source)), SendSettings.defaults(), ProgressListener.NONE)
+                .useToken(SharedSecret.of(SECRET_BYTES.clone()));
+        ferry.connect(scheme + "://127.0.0.1:" + port, new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                session.addTo(ch.pipeline());
+            }
+        }).sync();
+        SessionResult result = session.result().get(30, TimeUnit.SECONDS);
+        assertTrue(result.ok(), result.toString());
+        assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("secret-ok.bin")));
+        server.close().sync();
+    }
+
+    @Test
+    void aSenderWithATokenRefusesAReceiverThatCannotProveItHoldsIt() throws Exception {
+        ByteBuf reply = hello3();
+        writeAndRelease(reply, Frames.auth(reply.alloc(), TransferProtocol.RECEIVER_AUTH, SharedSecret.nonce()));
+        writeAndRelease(reply, Frames.proof(reply.alloc(), TransferProtocol.RECEIVER_PROOF, new byte[SharedSecret.PROOF_BYTES]));
+        FileSendSession session = new FileSendSession(SendPlan.of(List.of(file("x.bin", 100, 14))), SendSettings.defaults(),
+                ProgressListener.NONE).useToken(SECRET);
+        Receiver impostor = fakeReceiver(reply);
+        ferry.connect("tcp://127.0.0.1:" + impostor.port(), new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                session.addTo(ch.pipeline());
+            }
+        }).sync();
+        SessionResult result = session.result().get(20, TimeUnit.SECONDS);
+        assertTrue(result.failure().orElseThrow().contains("does not hold this shared secret (--token-file): nothing sent"),
+                result.failure().toString());
+        assertEquals(0, result.files().get(0).transferred());
+    }
+
+    @Test
+    void aSenderWithATokenSendsNothingToAReceiverWithoutOne() throws Exception {
+        Receiver open = receiver(true);
+        FileSendSession session = new FileSendSession(SendPlan.of(List.of(file("x.bin", 100, 15))), SendSettings.defaults(),
+                ProgressListener.NONE).useToken(SECRET);
+        ferry.connect("tcp://127.0.0.1:" + open.port(), new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                session.addTo(ch.pipeline());
+            }
+        }).sync();
+        SessionResult result = session.result().get(20, TimeUnit.SECONDS);
+        assertTrue(result.failure().orElseThrow().contains("has no shared secret (it runs without --token-file): nothing sent"),
+                result.failure().toString());
+        assertNothingIn(inbox);
     }
 
     @Test
@@ -267,6 +389,7 @@ class FileTransferTest {
         }).sync().channel();
         ByteBufAllocator alloc = client.alloc();
         client.write(Frames.hello(alloc));
+        client.write(Frames.auth(alloc, TransferProtocol.SENDER_AUTH, null));
         client.write(Frames.offer(alloc, 0, size, name));
         client.write(Frames.start(alloc, 0, 0));
         ByteBuf data = Frames.dataHeader(alloc, 0, sent);
@@ -318,6 +441,7 @@ class FileTransferTest {
         }).sync().channel();
         ByteBufAllocator alloc = client.alloc();
         client.write(Frames.hello(alloc));
+        client.write(Frames.auth(alloc, TransferProtocol.SENDER_AUTH, null));
         client.write(Frames.offer(alloc, 0, 4, "bad.bin"));
         client.write(Frames.start(alloc, 0, 0));
         client.write(Frames.dataHeader(alloc, 0, 4).writeBytes(new byte[]{1, 2, 3, 4}));
@@ -377,6 +501,48 @@ class FileTransferTest {
         int port() {
             return ((InetSocketAddress) server.localAddress()).getPort();
         }
+    }
+
+    private static final byte[] SECRET_BYTES = "correct horse battery staple".getBytes(StandardCharsets.US_ASCII);
+    private static final SharedSecret SECRET = SharedSecret.of(SECRET_BYTES);
+
+    private static ByteBuf hello3() {
+        return Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(TransferProtocol.VERSION);
+    }
+
+    private static void writeAndRelease(ByteBuf to, ByteBuf frame) {
+        to.writeBytes(frame);
+        frame.release();
+    }
+
+    /** Lists every entry of {@code dir}, hidden ones (a {@code .NAME.ferry-part}) included: there must be none. */
+    private static void assertNothingIn(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+                assertEquals(List.of(dir), all.toList(), "nothing written");
+            }
+        }
+    }
+
+    private Receiver receiver(boolean overwrite, Duration takeover, SharedSecret token) throws InterruptedException {
+        LinkedBlockingQueue<String> failures = new LinkedBlockingQueue<>();
+        ReceiverEvents events = new ReceiverEvents() {
+            @Override
+            public void stored(FileOutcome outcome) {
+            }
+
+            @Override
+            public void failed(String message) {
+                failures.add(message);
+            }
+        };
+        Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                new FileReceiveSession(inbox, overwrite, events, takeover).requireToken(token).addTo(ch.pipeline());
+            }
+        }).sync().channel();
+        return new Receiver(server, failures);
     }
 
     private Receiver receiver(boolean overwrite) throws InterruptedException {
