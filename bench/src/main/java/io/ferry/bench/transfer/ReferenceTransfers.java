@@ -86,13 +86,13 @@ public final class ReferenceTransfers {
     }
 
     /** The {@code ferry} tool's jar, as the build leaves it. */
-    private static final Path FERRY_JAR = Path.of("examples/target/ferry.jar");
+    private static final Path FERRY_JAR = Path.of("ferry-cli/target/ferry.jar");
     private static final int FERRY_PORT = 9300;
 
     /** Why the {@code ferry} tool cannot run here, or empty. */
     public static Optional<String> ferryMissing() {
         return Files.isRegularFile(FERRY_JAR) ? Optional.empty()
-                : Optional.of(FERRY_JAR + " is not built (./mvnw install -DskipTests, from the project root)");
+                : Optional.of(FERRY_JAR + " is not built (./mvnw -DskipTests -pl ferry-cli -am package, or ./ferry once, from the project root)");
     }
 
     /**

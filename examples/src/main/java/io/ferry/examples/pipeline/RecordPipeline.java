@@ -19,9 +19,9 @@ import java.util.zip.CRC32C;
  * every buffer on the way bounded.
  *
  * <pre>
- * java -cp examples/target/ferry.jar io.ferry.examples.pipeline.RecordPipeline consume tcp://127.0.0.1:9200
- * java -cp examples/target/ferry.jar io.ferry.examples.pipeline.RecordPipeline produce tcp://127.0.0.1:9200 [RECORDS] [SIZE]
- * java -cp examples/target/ferry.jar io.ferry.examples.pipeline.RecordPipeline demo [SCHEME] [RECORDS] [SIZE]
+ * java -cp examples/target/examples.jar io.ferry.examples.pipeline.RecordPipeline consume tcp://127.0.0.1:9200
+ * java -cp examples/target/examples.jar io.ferry.examples.pipeline.RecordPipeline produce tcp://127.0.0.1:9200 [RECORDS] [SIZE]
+ * java -cp examples/target/examples.jar io.ferry.examples.pipeline.RecordPipeline demo [SCHEME] [RECORDS] [SIZE]
  * </pre>
  */
 public final class RecordPipeline {

@@ -1,0 +1,52 @@
+package io.ferry.cli;
+
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code ferry} command: move files over TCP, UDT or uTP, chosen by URI scheme. */
+@Command(name = "ferry",
+        mixinStandardHelpOptions = true,
+        versionProvider = FerryCli.Version.class,
+        description = {"Move files and directories over any Ferry transport, chosen by URI scheme (tcp://, utp:// alias ledbat://, "
+                + "udt:// when installed), verified end to end with SHA-256, resumable, optionally over TLS.",
+                "Start with: ferry demo"},
+        subcommands = {SendCommand.class, ReceiveCommand.class, DemoCommand.class, KeygenCommand.class, CommandLine.HelpCommand.class,
+                AutoComplete.GenerateCompletion.class},
+        footer = {"", "Exit codes: 0 success, 1 transfer failed, 2 bad command line.",
+                "Shell completion: source <(ferry generate-completion)"})
+public final class FerryCli implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line (used by {@link #main} and by tests). */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new FerryCli());
+        // picocli hides its completion command by default; ferry lists it.
+        cli.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("ferry: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return 1;
+        });
+        return cli;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: send, receive, demo or keygen");
+    }
+
+    /** Reports the version recorded in the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = FerryCli.class.getPackage().getImplementationVersion();
+            return new String[]{"ferry " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

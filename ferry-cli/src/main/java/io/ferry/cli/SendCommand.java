@@ -1,0 +1,269 @@
+package io.ferry.cli;
+
+import io.ferry.cli.progress.Sizes;
+import io.ferry.cli.progress.TerminalProgress;
+import io.ferry.cli.report.JsonSummary;
+import io.ferry.cli.tls.SenderTls;
+import io.ferry.cli.transfer.FileOutcome;
+import io.ferry.cli.transfer.FileSendSession;
+import io.ferry.cli.transfer.Failures;
+import io.ferry.cli.transfer.ProgressListener;
+import io.ferry.cli.transfer.SendPlan;
+import io.ferry.cli.transfer.SendSettings;
+import io.ferry.cli.transfer.SessionResult;
+import io.ferry.cli.transfer.SharedSecret;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.TransportUri;
+import io.ferry.transport.Transports;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code ferry send PATH... URI}. */
+@Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
+        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
+                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--as=NAME] PATH... URI",
+        description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
+                + "connection, and wait until the receiver has verified every one with SHA-256.",
+                "An interrupted transfer resumes: sending again skips what the receiver already holds and verified, "
+                        + "and files it already has with the same SHA-256."},
+        footer = {"", "Examples:",
+                "  ferry send big.iso tcp://host:9000",
+                "  ferry send photos/ notes.txt utp://host:9000 --json",
+                "  ferry send --tls --pin sha256:9f86d0...  big.iso tcp://host:9443",
+                "  ferry send --opt congestion-control=bbr --opt send-buffer-size=8M big.iso tcp://host:9000",
+                "  ferry send --token-file ~/.ferry-token big.iso tcp://host:9000",
+                "  ferry send --streams 4 big.iso tcp://far-away:9000"})
+final class SendCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "PATH... URI", hideParamSyntax = true,
+            description = "Files and directories to send, then the receiver, e.g. tcp://host:9000, utp://host:9000.")
+    List<String> arguments;
+
+    @Option(names = "--tls", description = "Use TLS (trusting the JDK's certificate authorities unless --pin or --ca is given).")
+    boolean tls;
+
+    @Option(names = "--pin", paramLabel = "sha256:HEX",
+            description = "Trust exactly the receiver certificate with this SHA-256 fingerprint (implies --tls); "
+                    + "ferry receive --tls prints it.")
+    String pin;
+
+    @Option(names = "--ca", paramLabel = "FILE", description = "Trust certificates issued by the CA certificate(s) in this PEM file (implies --tls).")
+    Path ca;
+
+    @Option(names = "--cert", paramLabel = "FILE",
+            description = "PEM certificate this sender presents to a receiver that lets in chosen senders only "
+                    + "(ferry receive --allow / --client-ca; implies --tls). ferry keygen makes one. Needs --key.")
+    Path cert;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "PEM PKCS#8 private key of --cert.")
+    Path key;
+
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "Send only to a receiver holding the shared secret in FILE (its --token-file), proving that this "
+                    + "sender holds it too; nothing is offered before both proofs checked out. The secret itself is never sent.")
+    Path tokenFile;
+
+    @Option(names = "--opt", paramLabel = "NAME=VALUE",
+            description = "A transport option, e.g. send-buffer-size=8M, packet-size=1400, congestion-control=bbr, "
+                    + "target-delay=50ms (uTP), connect-timeout=5s. Repeatable; a wrong name lists the transport's options.")
+    List<String> opts = new ArrayList<>();
+
+    @Option(names = "--json", description = "Print a JSON summary (bytes, time, rate, RTT, retransmissions, loss, per file) on stdout.")
+    boolean json;
+
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4", description = "Files in flight at once on the connection (default: ${DEFAULT-VALUE}).")
+    int parallel;
+
+    @Option(names = "--chunk-size", paramLabel = "SIZE", defaultValue = "256K",
+            description = "Bytes read and sent at a time (default: ${DEFAULT-VALUE}).")
+    String chunkSize;
+
+    @Option(names = "--streams", paramLabel = "N", defaultValue = "1",
+            description = "Connections that carry the session, 1 to 64 (default: ${DEFAULT-VALUE}): one striped channel over N "
+                    + "connections of the transport, for paths where one connection is slow (random loss, or a long RTT with "
+                    + "small socket buffers). The receiver needs no flag.")
+    int streams;
+
+    @Option(names = "--limit-rate", paramLabel = "RATE", description = "Send at most this many bytes per second, e.g. 10M.")
+    String limitRate;
+
+    @Option(names = "--as", paramLabel = "NAME", description = "Store a single file under this name (a '/'-separated relative path).")
+    String as;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter human = json ? err : out;
+        if (arguments.size() < 2) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "send needs at least one PATH and then the receiver's URI, e.g. ferry send big.iso tcp://host:9000");
+        }
+        List<Path> paths = new ArrayList<>();
+        for (String a : arguments.subList(0, arguments.size() - 1)) {
+            paths.add(Path.of(a));
+        }
+        String uri = arguments.get(arguments.size() - 1);
+        SendSettings settings = settings();
+        if (as != null && paths.size() != 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--as names a single file, but " + paths.size() + " paths were given");
+        }
+        try (Transports ferry = Transports.create()) {
+            TransportUri target = uriOrHint(ferry, uri);
+            ChannelOptions options = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams);
+            SenderTls senderTls = tls();
+            SharedSecret token = null;
+            if (tokenFile != null) {
+                try {
+                    token = SharedSecret.read(tokenFile);
+                } catch (SharedSecret.UnusableSecretException e) {
+                    err.println("ferry send: --token-file: " + e.getMessage());
+                    return 1;
+                }
+            }
+            SendPlan plan;
+            try {
+                plan = as != null ? SendPlan.single(paths.get(0), as) : SendPlan.of(paths);
+            } catch (java.nio.file.NoSuchFileException e) {
+                err.println("ferry send: " + e.getFile() + ": no such file or directory");
+                return 1;
+            } catch (IOException e) {
+                err.println("ferry send: " + e.getMessage());
+                return 1;
+            }
+            ProgressListener progress = TerminalProgress.forConsole();
+            FileSendSession session = new FileSendSession(plan, settings, progress);
+            if (token != null) {
+                session.useToken(token);
+            }
+            ChannelFuture connected = ferry.connect(uri, new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    if (senderTls != null) {
+                        senderTls.addTo(ch.pipeline(), target.host(), target.port());
+                    }
+                    session.addTo(ch.pipeline());
+                }
+            }, options);
+            connected.await();
+            if (!connected.isSuccess()) {
+                progress.sessionFinished();
+                Throwable cause = connected.cause();
+                if (cause instanceof io.ferry.transport.striped.NotStripedException) {
+                    String answered = ((io.ferry.transport.striped.NotStripedException) cause).answered();
+                    err.println("ferry send: " + uri + " is not a ferry receiver: it does not speak the ferry protocol ("
+                            + (answered.isEmpty() ? "it closed the connection" : "it sent '" + answered + "'") + ")");
+                } else {
+                    err.println("ferry send: cannot connect to " + uri + ": " + Failures.describe(cause));
+                }
+                return 1;
+            }
+            SessionResult result = session.result().get();
+            report(human, err, uri, result);
+            if (json) {
+                out.println(JsonSummary.write(JsonSummary.of(uri, target.scheme(), result)
+                        .withStreams(streams, JsonSummary.perStream(connected.channel()))));
+            }
+            out.flush();
+            err.flush();
+            return result.ok() ? 0 : 1;
+        }
+    }
+
+    private TransportUri uriOrHint(Transports ferry, String uri) {
+        try {
+            return TransportArgs.uri(spec, ferry, "URI", uri, false);
+        } catch (CommandLine.ParameterException e) {
+            if (!uri.contains("://") && arguments.get(0).contains("://")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage() + " (the URI comes last: ferry send PATH... URI)", e);
+            }
+            throw e;
+        }
+    }
+
+    private void report(PrintWriter human, PrintWriter err, String uri, SessionResult result) {
+        for (FileOutcome f : result.files()) {
+            switch (f.status()) {
+                case STORED:
+                    human.printf(Locale.ROOT, "sent %s (%s) to %s in %s at %s%s, sha256 %s verified by the receiver%n", f.name(),
+                            Sizes.bytes(f.size()), uri, Sizes.seconds(f.elapsed().toNanos() / 1e9), Sizes.rate(f.bytesPerSecond()),
+                            f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "", f.sha256Hex());
+                    break;
+                case ALREADY_PRESENT:
+                    human.printf(Locale.ROOT, "%s (%s) is already at the receiver with sha256 %s; nothing sent%n", f.name(),
+                            Sizes.bytes(f.size()), f.sha256Hex());
+                    break;
+                case FAILED:
+                default:
+                    if (result.failure().isEmpty()) {
+                        err.println("ferry send: " + f.message());
+                    }
+            }
+        }
+        result.failure().ifPresent(message -> err.println("ferry send: " + message));
+        long failed = result.files().stream().filter(f -> !f.ok()).count();
+        if (result.files().size() > 1) {
+            human.printf(Locale.ROOT, "%d of %d files (%s) verified by the receiver; %s sent in %s at %s%n",
+                    result.files().size() - failed, result.files().size(), Sizes.bytes(result.totalSize()),
+                    Sizes.bytes(result.transferred()), Sizes.seconds(result.elapsed().toNanos() / 1e9), Sizes.rate(result.bytesPerSecond()));
+        }
+    }
+
+    private SendSettings settings() {
+        SendSettings settings = SendSettings.defaults();
+        try {
+            settings = settings.withChunkSize((int) Math.min(Integer.MAX_VALUE, Sizes.parse(chunkSize)));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--chunk-size: " + e.getMessage());
+        }
+        try {
+            settings = settings.withParallelFiles(parallel);
+            if (limitRate != null) {
+                long rate = Sizes.parse(limitRate.replaceAll("(?i)/s$", ""));
+                if (rate <= 0) {
+                    throw new IllegalArgumentException("'" + limitRate + "' must be a positive rate, e.g. 10M");
+                }
+                settings = settings.withRateLimit(rate);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        return settings;
+    }
+
+    private SenderTls tls() throws IOException {
+        if (pin != null && ca != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "give either --pin or --ca, not both");
+        }
+        if ((cert == null) != (key == null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cert and --key go together");
+        }
+        if (pin != null) {
+            try {
+                return SenderTls.pinned(pin, cert, key);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--pin: " + e.getMessage());
+            }
+        }
+        if (ca != null) {
+            return SenderTls.trusting(ca, cert, key);
+        }
+        return tls || cert != null ? SenderTls.systemTrust(cert, key) : null;
+    }
+}

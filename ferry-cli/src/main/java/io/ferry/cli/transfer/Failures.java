@@ -1,0 +1,82 @@
+package io.ferry.cli.transfer;
+
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
+
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.security.cert.CertificateException;
+
+/** Turns exceptions into the one line a user reads. */
+public final class Failures {
+
+    private Failures() {
+    }
+
+    /** Whether an I/O error means the disk (or quota) is full. */
+    public static boolean isDiskFull(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && (m.contains("No space left on device") || m.contains("Disk quota exceeded") || m.contains("not enough space"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The reason of a file-system error without the exception class, e.g. {@code No space left on device}. */
+    public static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof FileSystemException && ((FileSystemException) e).getReason() != null) {
+            return ((FileSystemException) e).getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** {@code host:port} of a socket address, without Java's {@code name/address} doubling. */
+    public static String address(java.net.SocketAddress address) {
+        if (address instanceof java.net.InetSocketAddress) {
+            java.net.InetSocketAddress a = (java.net.InetSocketAddress) address;
+            String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+        }
+        return String.valueOf(address);
+    }
+
+    /** A network-side failure, with TLS problems spelled out. */
+    public static String describe(Throwable e) {
+        Throwable t = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof NotSslRecordException) {
+                return "the peer does not speak TLS (start both sides with --tls, or neither)";
+            }
+            if (c instanceof CertificateException && c.getMessage() != null) {
+                return "TLS: " + c.getMessage() + (c.getMessage().contains("pinned") || c.getMessage().contains("sender") ? ""
+                        : " (pin the receiver's certificate with --pin sha256:..., or name its CA with --ca FILE)");
+            }
+        }
+        if (t instanceof SSLException) {
+            Throwable root = t;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            String why = root.getMessage() != null ? root.getMessage() : root.toString();
+            if (why.contains("certificate_required") || why.contains("bad_certificate") || why.contains("certificate_unknown")
+                    || why.contains("access_denied")) {
+                // the receiver checks senders' certificates (with or without one presented, the JDK answers bad_certificate)
+                return "the receiver lets in chosen senders only and refused this one (" + why.replaceFirst("^Received fatal alert: ", "TLS alert ")
+                        + "): present a certificate it allows with --cert FILE --key FILE (ferry keygen makes a pair; "
+                        + "the receiver's operator allows its fingerprint with --allow)";
+            }
+            return "TLS handshake failed: " + why;
+        }
+        if (t instanceof IOException && t.getMessage() != null) {
+            return t.getMessage();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+}

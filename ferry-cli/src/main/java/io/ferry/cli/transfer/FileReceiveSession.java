@@ -1,0 +1,528 @@
+package io.ferry.cli.transfer;
+
+import io.ferry.cli.transfer.FrameDecoder.Foreign;
+import io.ferry.cli.transfer.FrameDecoder.Frame;
+import io.ferry.cli.transfer.FrameDecoder.Hello;
+import io.ferry.transport.FerryChannels;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.ferry.cli.transfer.TransferProtocol.*;
+
+/**
+ * The receiving side of a ferry session: accepts each offered file with what is already here (for
+ * resuming), writes and hashes its content on {@link DiskThreads}, renames it into place only when
+ * the sender's SHA-256 matches, and answers each file with a verdict.
+ *
+ * <p>Backpressure: content waiting for the disk is counted; above a high-water mark the channel stops
+ * reading ({@code autoRead} off), so the transport's window closes and the sender stops, and reading
+ * resumes below a low-water mark.
+ */
+public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
+
+    private static final long HIGH_WATER = 16 << 20;
+    private static final long LOW_WATER = 4 << 20;
+    private static final int MAX_OPEN_FILES = 256;
+    /**
+     * Targets being received right now by any session of this process, with the session receiving
+     * each: two senders never share a partial file.
+     */
+    private static final ConcurrentHashMap<Path, FileReceiveSession> IN_USE = new ConcurrentHashMap<>();
+    /** The default of how long a sender may stay silent before a new sender of the same file takes it over. */
+    public static final Duration DEFAULT_TAKEOVER = Duration.ofSeconds(15);
+    /** How long an offer waits for a silent sender's session to let go of the file it takes over. */
+    private static final long CLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final Path directory;
+    private final boolean overwrite;
+    private final ReceiverEvents events;
+    private final Executor diskPool;
+    private final long takeoverNanos;
+    private final SenderLimits limits;
+    private final Map<Integer, Open> open = new HashMap<>();
+    /** When this session last received anything from its sender. */
+    private volatile long lastHeardNanos = System.nanoTime();
+    private final AtomicLong waitingForDisk = new AtomicLong();
+
+    private ChannelHandlerContext ctx;
+    private String peer = "a sender";
+    private SharedSecret token;
+    private byte[] receiverNonce;
+    private byte[] senderNonce;
+    /** Whether the sender may offer files: it passed the AUTH step (and, with a token, proved it holds it). */
+    private boolean admitted;
+    private boolean helloSeen;
+    private boolean ended;
+    private boolean anyFailed;
+
+    /** A file and its disk queue. */
+    private final class Open {
+        final IncomingFile file;
+        final SerialExecutor disk = new SerialExecutor(diskPool);
+        volatile boolean failed;
+
+        Open(IncomingFile file) {
+            this.file = file;
+        }
+    }
+
+    /**
+     * @param directory where files are stored (must exist)
+     * @param overwrite whether a file with different content may be replaced
+     */
+    public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events) {
+        this(directory, overwrite, events, DEFAULT_TAKEOVER);
+    }
+
+    /**
+     * @param takeover how long a sender may send nothing before a new sender offering one of the
+     *                 files it is sending takes that file over: its session is aborted and the new
+     *                 sender resumes from what was received. Over a transport without resets (uTP,
+     *                 UDT) a killed sender otherwise holds its files until the transport's idle timeout.
+     */
+    public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Duration takeover) {
+        this(directory, overwrite, events, DiskThreads.shared(), takeover);
+    }
+
+    FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover) {
+        this(directory, overwrite, events, diskPool, takeover, SenderLimits.NONE);
+    }
+
+    /**
+     * @param limits how much one sender may store, shared by every session of the receiver
+     */
+    public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Duration takeover, SenderLimits limits) {
+        this(directory, overwrite, events, DiskThreads.shared(), takeover, limits);
+    }
+
+    FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover,
+                       SenderLimits limits) {
+        this.limits = limits;
+        this.directory = directory.toAbsolutePath().normalize();
+        this.overwrite = overwrite;
+        this.events = events;
+        this.diskPool = diskPool;
+        if (takeover.isNegative()) {
+            throw new IllegalArgumentException("the takeover time must not be negative: " + takeover);
+        }
+        this.takeoverNanos = takeover.toNanos();
+    }
+
+    /**
+     * Lets in only senders that prove they hold {@code secret} ({@code --token-file}); call before
+     * {@link #addTo}. A sender without it, or with another, is refused before it can offer a file.
+     *
+     * @return this session
+     */
+    public FileReceiveSession requireToken(SharedSecret secret) {
+        this.token = secret;
+        return this;
+    }
+
+    /** Adds the frame decoder and this session to a pipeline (after any TLS handler). */
+    public void addTo(ChannelPipeline pipeline) {
+        pipeline.addLast("ferry-frames", new FrameDecoder());
+        pipeline.addLast("ferry-receive", this);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        peer = "the sender at " + Failures.address(ctx.channel().remoteAddress());
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        peer = "the sender at " + Failures.address(ctx.channel().remoteAddress());
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        lastHeardNanos = System.nanoTime();
+        try {
+            if (ended) {
+                return;
+            }
+            if (msg instanceof Hello) {
+                onHello(((Hello) msg).version());
+            } else if (msg instanceof Foreign) {
+                Foreign foreign = (Foreign) msg;
+                String why = foreign.looksLikeTls()
+                        ? peer + " started TLS, but this receiver runs without --tls"
+                        : peer + " does not speak the ferry protocol (it sent '" + foreign.sample() + "')";
+                ctx.write(Frames.hello(ctx.alloc()));
+                endSession(why, "this is a ferry receiver (protocol version " + VERSION + "); " + why);
+            } else if (msg instanceof Frame) {
+                onFrame((Frame) msg);
+            }
+        } catch (RuntimeException e) {
+            endSession(peer + " broke the ferry protocol: " + e.getMessage(), "protocol error: " + e.getMessage());
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onHello(int version) {
+        helloSeen = true;
+        if (version == 1) {
+            String why = peer + " speaks ferry protocol version 1; this receiver speaks version " + VERSION + " (upgrade the sender)";
+            ended = true;
+            events.failed(why);
+            ctx.writeAndFlush(Frames.versionOneRefusal(ctx.alloc(), "this receiver speaks ferry protocol version " + VERSION
+                    + "; upgrade the sender")).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.write(Frames.hello(ctx.alloc()));
+        if (version != VERSION) {
+            endSession(peer + " speaks ferry protocol version " + version + "; this receiver speaks version " + VERSION,
+                    "this receiver speaks ferry protocol version " + VERSION);
+            return;
+        }
+        if (token != null) {
+            receiverNonce = SharedSecret.nonce();
+        }
+        ctx.writeAndFlush(Frames.auth(ctx.alloc(), RECEIVER_AUTH, receiverNonce));
+    }
+
+    /** The sender's AUTH: whether it has a token, and its nonce. Nothing else is read before it. */
+    private void onSenderAuth(ByteBuf in) {
+        if (senderNonce != null || admitted) {
+            throw new IllegalStateException("a second AUTH frame");
+        }
+        int mode = in.readUnsignedByte();
+        if (mode == MODE_TOKEN) {
+            if (in.readableBytes() != SharedSecret.NONCE_BYTES) {
+                throw new IllegalStateException("an AUTH frame with a nonce of " + in.readableBytes() + " bytes");
+            }
+            senderNonce = new byte[SharedSecret.NONCE_BYTES];
+            in.readBytes(senderNonce);
+            if (token == null) {
+                endSession(peer + " has a shared secret (--token-file) and this receiver has none; it sends only to a receiver "
+                        + "that proves it holds one", "this receiver has no --token-file");
+            }
+        } else if (mode == MODE_OPEN) {
+            if (token != null) {
+                refuseSender("it has no token, and this receiver takes files only from senders holding its shared secret (--token-file)");
+            } else {
+                admitted = true;
+            }
+        } else {
+            throw new IllegalStateException("unknown AUTH mode " + mode);
+        }
+    }
+
+    /** The sender's PROOF: checked in constant time; only then does the receiver prove itself. */
+    private void onSenderProof(ByteBuf in) {
+        if (token == null || senderNonce == null || admitted) {
+            throw new IllegalStateException("a PROOF frame out of turn");
+        }
+        byte[] claimed = new byte[in.readableBytes()];
+        in.readBytes(claimed);
+        if (!token.verifies(SharedSecret.Role.SENDER, senderNonce, receiverNonce, claimed)) {
+            refuseSender("wrong token (--token-file)");
+            return;
+        }
+        admitted = true;
+        ctx.writeAndFlush(Frames.proof(ctx.alloc(), RECEIVER_PROOF, token.proof(SharedSecret.Role.RECEIVER, senderNonce, receiverNonce)));
+    }
+
+    /** Refuses a sender that did not prove it may send: one line here, one line for it, nothing written. */
+    private void refuseSender(String why) {
+        endSession("refused " + peer + ": " + why, why);
+    }
+
+    private void onFrame(Frame frame) {
+        ByteBuf in = frame.payload;
+        if (!helloSeen) {
+            throw new IllegalStateException("frame before hello");
+        }
+        if (frame.type == SENDER_AUTH) {
+            onSenderAuth(in);
+            return;
+        }
+        if (frame.type == SENDER_PROOF) {
+            onSenderProof(in);
+            return;
+        }
+        if (!admitted) {
+            throw new IllegalStateException("frame type " + frame.type + " before the sender was admitted (AUTH"
+                    + (token != null ? ", PROOF" : "") + " first)");
+        }
+        switch (frame.type) {
+            case OFFER: {
+                int id = in.readInt();
+                long size = in.readLong();
+                String name = Frames.readText(in);
+                onOffer(id, size, name);
+                break;
+            }
+            case START: {
+                Open f = open.get(in.readInt());
+                long offset = in.readLong();
+                if (f != null) {
+                    f.disk.execute(() -> onDisk(f, () -> {
+                        f.file.start(offset);
+                        events.fileStarted(peer, f.file.name, f.file.size, f.file.resumedFrom());
+                    }));
+                }
+                break;
+            }
+            case DATA: {
+                Open f = open.get(in.readInt());
+                if (f == null || f.failed) {
+                    break; // content of a file already refused: dropped
+                }
+                ByteBuf content = in.retainedSlice();
+                int length = content.readableBytes();
+                if (waitingForDisk.addAndGet(length) > HIGH_WATER && ctx.channel().config().isAutoRead()) {
+                    ctx.channel().config().setAutoRead(false);
+                }
+                f.disk.execute(() -> {
+                    try {
+                        onDisk(f, () -> f.file.write(content));
+                    } finally {
+                        content.release();
+                        if (waitingForDisk.addAndGet(-length) < LOW_WATER) {
+                            ctx.executor().execute(this::resumeReading);
+                        }
+                    }
+                });
+                break;
+            }
+            case END: {
+                Open f = open.get(in.readInt());
+                byte[] theirs = new byte[DIGEST_LENGTH];
+                in.readBytes(theirs);
+                if (f != null) {
+                    f.disk.execute(() -> onDisk(f, () -> {
+                        int status = f.file.finish(theirs);
+                        storedOrPresent(f, status);
+                    }));
+                }
+                break;
+            }
+            case ABORT: {
+                Open f = open.remove(in.readInt());
+                String reason = Frames.readText(in);
+                if (f != null) {
+                    anyFailed = true;
+                    f.failed = true;
+                    f.disk.execute(() -> {
+                        f.file.close();
+                        IN_USE.remove(f.file.target, this);
+                    });
+                    events.failed(peer + " gave up on " + f.file.name + ": " + reason);
+                }
+                break;
+            }
+            default:
+                throw new IllegalStateException("unknown frame type " + frame.type);
+        }
+    }
+
+    private void onOffer(int id, long size, String name) {
+        if (open.containsKey(id)) {
+            throw new IllegalStateException("file id " + id + " offered twice");
+        }
+        if (size < 0) {
+            refuse(id, "negative size " + size + " for " + name);
+            return;
+        }
+        if (open.size() >= MAX_OPEN_FILES) {
+            refuse(id, "more than " + MAX_OPEN_FILES + " files in flight on one connection");
+            return;
+        }
+        Path target;
+        try {
+            target = SafeNames.resolve(directory, name);
+        } catch (SafeNames.UnsafeNameException e) {
+            refuse(id, e.getMessage());
+            return;
+        }
+        Optional<String> overLimit = limits.reserve(ctx.channel().remoteAddress(), target, name, size);
+        if (overLimit.isPresent()) {
+            refuse(id, overLimit.get());
+            return;
+        }
+        FileReceiveSession owner = IN_USE.putIfAbsent(target, this);
+        if (owner != null) {
+            long silentNanos = System.nanoTime() - owner.lastHeardNanos;
+            if (owner != this && silentNanos >= takeoverNanos) {
+                owner.giveUp(name, silentNanos, peer);
+                awaitClaim(id, size, name, target, System.nanoTime() + CLAIM_WAIT_NANOS);
+            } else {
+                refuse(id, name + " is being received from another sender right now (it last sent data "
+                        + seconds(silentNanos) + " ago; a sender silent for " + seconds(takeoverNanos) + " gives way)");
+            }
+            return;
+        }
+        claimed(id, size, name, target);
+    }
+
+    /** Waits on this session's loop for a silent sender's session to release {@code target}, then takes it. */
+    private void awaitClaim(int id, long size, String name, Path target, long deadlineNanos) {
+        if (ended) {
+            return;
+        }
+        if (IN_USE.putIfAbsent(target, this) == null) {
+            claimed(id, size, name, target);
+        } else if (System.nanoTime() >= deadlineNanos) {
+            refuse(id, name + " is still held by a silent sender's session");
+        } else {
+            ctx.executor().schedule(() -> awaitClaim(id, size, name, target, deadlineNanos), 20, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A sender that has gone silent loses its session to a new sender of {@code name}. */
+    private void giveUp(String name, long silentNanos, String newcomer) {
+        ctx.executor().execute(() -> {
+            if (ended) {
+                return;
+            }
+            events.failed(peer + " sent nothing for " + seconds(silentNanos) + " while " + newcomer.replaceFirst("^the ", "the new ")
+                    + " offered " + name + ": its session is ended, and the new sender resumes from the data kept");
+            FerryChannels.abort(ctx.channel());
+        });
+    }
+
+    private static String seconds(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9);
+    }
+
+    private void claimed(int id, long size, String name, Path target) {
+        Open f = new Open(new IncomingFile(id, name, size, target, overwrite));
+        open.put(id, f);
+        f.disk.execute(() -> onDisk(f, () -> {
+            IncomingFile.Accept accept = f.file.prepare(directory);
+            ctx.writeAndFlush(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), accept.sha256()));
+        }));
+    }
+
+    /** An operation on a file's disk queue, with its failures turned into verdicts. */
+    private interface DiskStep {
+        void run() throws IOException;
+    }
+
+    private void onDisk(Open f, DiskStep step) {
+        if (f.failed) {
+            return;
+        }
+        try {
+            step.run();
+        } catch (IOException | RuntimeException e) {
+            f.failed = true;
+            f.file.close();
+            IN_USE.remove(f.file.target, FileReceiveSession.this);
+            ctx.executor().execute(() -> fileFailed(f, e));
+        }
+    }
+
+    private void fileFailed(Open f, Exception e) {
+        open.remove(f.file.id);
+        if (e instanceof IncomingFile.ProtocolViolation) {
+            endSession(peer + " broke the ferry protocol: " + e.getMessage(), "protocol error: " + e.getMessage());
+        } else if (e instanceof IncomingFile.RefusedException) {
+            refuse(f.file.id, e.getMessage());
+        } else if (e instanceof IOException && Failures.isDiskFull(e)) {
+            String why = "the receiver's disk is full: cannot write " + f.file.name + " (" + Failures.reason((IOException) e) + "); "
+                    + f.file.position() + " bytes kept in " + f.file.partial.getFileName() + " for a resume once there is space";
+            endSession(why, why);
+        } else {
+            String reason = e instanceof IOException ? Failures.reason((IOException) e) : e.toString();
+            refuse(f.file.id, "cannot store " + f.file.name + ": " + reason);
+        }
+    }
+
+    private void storedOrPresent(Open f, int status) {
+        IN_USE.remove(f.file.target, this);
+        FileOutcome outcome = new FileOutcome(f.file.name, f.file.size, f.file.size - f.file.resumedFrom(), f.file.resumedFrom(),
+                status == STATUS_STORED ? FileOutcome.Status.STORED : FileOutcome.Status.ALREADY_PRESENT,
+                status == STATUS_STORED ? "stored" : "already present", Optional.of(f.file.sha256),
+                Duration.ofNanos(System.nanoTime() - f.file.startNanos), Optional.of(f.file.target));
+        String message = (status == STATUS_STORED ? "stored " : "already present: ") + f.file.name + " sha256=" + outcome.sha256Hex();
+        ctx.executor().execute(() -> {
+            open.remove(f.file.id);
+            ctx.writeAndFlush(Frames.verdict(ctx.alloc(), f.file.id, status, message));
+            events.stored(outcome);
+        });
+    }
+
+    private void refuse(int id, String message) {
+        anyFailed = true;
+        events.failed(message);
+        ctx.writeAndFlush(Frames.verdict(ctx.alloc(), id, STATUS_FAILED, message));
+    }
+
+    private void resumeReading() {
+        if (waitingForDisk.get() < LOW_WATER && !ctx.channel().config().isAutoRead() && !ended) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /** Ends the session: tells the sender why (if it can read it) and closes. */
+    private void endSession(String logMessage, String toSender) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        anyFailed = true;
+        events.failed(logMessage);
+        ctx.writeAndFlush(Frames.error(ctx.alloc(), toSender)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        for (Open f : open.values()) {
+            f.failed = true;
+            anyFailed = true;
+            events.failed("connection from " + peer.replaceFirst("^the sender at ", "") + " ended after " + f.file.position()
+                    + " of " + f.file.size + " bytes of " + f.file.name + "; the data is kept in " + f.file.partial.getFileName()
+                    + " and a new send resumes from it");
+            f.disk.execute(() -> {
+                f.file.close();
+                IN_USE.remove(f.file.target, this);
+            });
+        }
+        open.clear();
+        ended = true;
+        events.sessionEnded(peer, !anyFailed && admitted);
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess() && !ended) {
+            ended = true;
+            anyFailed = true;
+            events.failed("TLS with " + peer + " failed: " + Failures.describe(((SslHandshakeCompletionEvent) evt).cause()));
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!ended) {
+            ended = true;
+            anyFailed = true;
+            events.failed("session with " + peer + " failed: " + Failures.describe(cause));
+        }
+        ctx.close();
+    }
+}

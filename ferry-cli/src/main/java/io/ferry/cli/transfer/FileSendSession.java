@@ -1,0 +1,637 @@
+package io.ferry.cli.transfer;
+
+import io.ferry.cli.transfer.FrameDecoder.Foreign;
+import io.ferry.cli.transfer.FrameDecoder.Frame;
+import io.ferry.cli.transfer.FrameDecoder.Hello;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.TransportStatistics;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import static io.ferry.cli.transfer.TransferProtocol.*;
+
+/**
+ * The sending side of a ferry session: offers the files of a {@link SendPlan}, streams up to
+ * {@link SendSettings#parallelFiles()} of them at once with their chunks interleaved, resumes each
+ * from what the receiver already holds once the prefix's SHA-256 matched, and completes
+ * {@link #result()} when every file has a verdict.
+ *
+ * <p>Files are read and hashed on {@link DiskThreads} (one ordered queue per file), never on the
+ * event loop; the event loop only moves ready chunks into the channel while it is writable, so the
+ * memory in use is bounded by a few chunks per streaming file on any transport.
+ */
+public final class FileSendSession extends ChannelInboundHandlerAdapter {
+
+    private static final int READ_AHEAD = 4;
+
+    private enum State { WAITING, OFFERED, PREPARING, STREAMING, ENDED, DONE }
+
+    /** One file's state. Fields marked "disk" belong to its disk queue, the rest to the event loop. */
+    private final class Outgoing {
+        final int id;
+        final SendPlan.Entry entry;
+        final SerialExecutor disk;
+        State state = State.WAITING;
+        long offeredNanos;
+        long startOffset;
+        long nextRead;
+        int readsInFlight;
+        boolean lastRead;
+        final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
+        long sent;
+        byte[] sha256;
+        FileOutcome outcome;
+        // disk
+        FileChannel source;
+        MessageDigest digest;
+
+        Outgoing(int id, SendPlan.Entry entry) {
+            this.id = id;
+            this.entry = entry;
+            this.disk = new SerialExecutor(diskPool);
+        }
+
+        long size() {
+            return entry.size();
+        }
+    }
+
+    private final List<Outgoing> files = new ArrayList<>();
+    private final SendSettings settings;
+    private final ProgressListener progress;
+    private final Executor diskPool;
+    private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
+    private final ArrayDeque<Outgoing> streaming = new ArrayDeque<>();
+
+    private ChannelHandlerContext ctx;
+    private SharedSecret token;
+    private byte[] senderNonce;
+    private byte[] receiverNonce;
+    /** Whether offers may go out: at once without a token, after the receiver's proof with one. */
+    private boolean admitted;
+    private boolean helloReceived;
+    private int nextToOffer;
+    private int active;
+    private long startNanos;
+    private long written;
+    private ScheduledFuture<?> helloTimeout;
+    private ScheduledFuture<?> pacingWakeUp;
+    private volatile String peer = "the receiver";
+
+    /** A session that sends {@code plan} with the shared {@link DiskThreads}. */
+    public FileSendSession(SendPlan plan, SendSettings settings, ProgressListener progress) {
+        this(plan, settings, progress, DiskThreads.shared());
+    }
+
+    FileSendSession(SendPlan plan, SendSettings settings, ProgressListener progress, Executor diskPool) {
+        this.settings = settings;
+        this.progress = progress;
+        this.diskPool = diskPool;
+        for (SendPlan.Entry entry : plan.entries()) {
+            files.add(new Outgoing(files.size(), entry));
+        }
+    }
+
+    /**
+     * Sends only to a receiver that proves it holds {@code secret} ({@code --token-file}), proving in turn
+     * that this sender holds it; call before {@link #addTo}. No file is offered before both proofs.
+     *
+     * @return this session
+     */
+    public FileSendSession useToken(SharedSecret secret) {
+        this.token = secret;
+        return this;
+    }
+
+    /** Adds the frame decoder and this session to a pipeline (after any TLS handler). */
+    public void addTo(ChannelPipeline pipeline) {
+        pipeline.addLast("ferry-frames", new FrameDecoder());
+        pipeline.addLast("ferry-send", this);
+    }
+
+    /**
+     * Completes with every file's outcome once each has a verdict, or with the reason the session
+     * ended early (never exceptionally).
+     */
+    public CompletableFuture<SessionResult> result() {
+        return result;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        if (ctx.channel().isActive()) {
+            begin();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        begin();
+        ctx.fireChannelActive();
+    }
+
+    private void begin() {
+        if (startNanos != 0) {
+            return;
+        }
+        startNanos = System.nanoTime();
+        Channel ch = ctx.channel();
+        peer = "the receiver at " + Failures.address(ch.remoteAddress());
+        progress.sessionStarted(files.size(), files.stream().mapToLong(Outgoing::size).sum());
+        ctx.write(Frames.hello(ctx.alloc()));
+        if (token != null) {
+            senderNonce = SharedSecret.nonce();
+        }
+        ctx.write(Frames.auth(ctx.alloc(), SENDER_AUTH, senderNonce));
+        helloTimeout = ctx.executor().schedule(() -> {
+            if (!helloReceived) {
+                failSession(peer + " did not answer as a ferry receiver within " + settings.handshakeSeconds() + " s");
+            } else if (!admitted) {
+                failSession(peer + " did not complete the shared-secret handshake within " + settings.handshakeSeconds() + " s");
+            }
+        }, settings.handshakeSeconds(), TimeUnit.SECONDS);
+        // Without a token the offers follow the hello at once; with one they wait for the receiver's proof.
+        admitted = token == null;
+        offerMore();
+        ctx.flush();
+        checkDone();
+    }
+
+    /** The receiver's AUTH: whether it has a token, and its nonce. */
+    private void onReceiverAuth(ByteBuf in) {
+        if (receiverNonce != null) {
+            failSession(peer + " sent a second AUTH frame");
+            return;
+        }
+        int mode = in.readUnsignedByte();
+        if (mode == MODE_TOKEN && in.readableBytes() == SharedSecret.NONCE_BYTES) {
+            receiverNonce = new byte[SharedSecret.NONCE_BYTES];
+            in.readBytes(receiverNonce);
+            if (token == null) {
+                failSession("the receiver refused this sender: it takes files only from senders holding its shared secret "
+                        + "(--token-file)");
+                return;
+            }
+            ctx.writeAndFlush(Frames.proof(ctx.alloc(), SENDER_PROOF, token.proof(SharedSecret.Role.SENDER, senderNonce, receiverNonce)));
+        } else if (mode == MODE_OPEN) {
+            if (token != null) {
+                failSession(peer + " has no shared secret (it runs without --token-file): nothing sent, as --token-file sends "
+                        + "only to a receiver that proves it holds the secret");
+            }
+        } else {
+            failSession(peer + " sent an AUTH frame this sender does not understand (mode " + mode + ")");
+        }
+    }
+
+    /** The receiver's PROOF: checked in constant time before any file is offered. */
+    private void onReceiverProof(ByteBuf in) {
+        if (token == null || receiverNonce == null || admitted) {
+            failSession(peer + " sent a PROOF frame out of turn");
+            return;
+        }
+        byte[] claimed = new byte[in.readableBytes()];
+        in.readBytes(claimed);
+        if (!token.verifies(SharedSecret.Role.RECEIVER, senderNonce, receiverNonce, claimed)) {
+            failSession(peer + " does not hold this shared secret (--token-file): nothing sent");
+            return;
+        }
+        admitted = true;
+        helloTimeout.cancel(false);
+        offerMore();
+    }
+
+    // ------------------------------------------------------------------ offers
+
+    private void offerMore() {
+        if (!admitted) {
+            return;
+        }
+        while (nextToOffer < files.size() && active < settings.parallelFiles() && !result.isDone()) {
+            Outgoing file = files.get(nextToOffer++);
+            file.state = State.OFFERED;
+            file.offeredNanos = System.nanoTime();
+            active++;
+            ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name()));
+        }
+        ctx.flush();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (result.isDone()) {
+                return;
+            }
+            if (msg instanceof Hello) {
+                onHello(((Hello) msg).version());
+            } else if (msg instanceof Foreign) {
+                Foreign foreign = (Foreign) msg;
+                failSession(peer + " does not speak the ferry protocol (it sent '" + foreign.sample() + "')");
+            } else if (msg instanceof Frame) {
+                onFrame((Frame) msg);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onHello(int version) {
+        helloReceived = true;
+        if (admitted) {
+            helloTimeout.cancel(false); // with a token it runs on until the receiver's proof
+        }
+        if (version != VERSION) {
+            failSession(peer + " speaks ferry protocol version " + version + "; this sender speaks version " + VERSION
+                    + " (use the same ferry version on both sides)");
+        }
+    }
+
+    private void onFrame(Frame frame) {
+        ByteBuf in = frame.payload;
+        if (frame.type == RECEIVER_AUTH) {
+            onReceiverAuth(in);
+            return;
+        }
+        if (frame.type == RECEIVER_PROOF) {
+            onReceiverProof(in);
+            return;
+        }
+        if (!admitted) {
+            // With a token nothing was offered yet: an ERROR now is the receiver refusing this sender.
+            failSession(frame.type == ERROR ? "the receiver refused this sender: " + Frames.readText(in)
+                    : peer + " sent frame type " + frame.type + " before the shared-secret handshake was done");
+            return;
+        }
+        switch (frame.type) {
+            case ACCEPT: {
+                Outgoing file = file(in.readInt());
+                int kind = in.readUnsignedByte();
+                long offset = in.readLong();
+                byte[] theirs = new byte[DIGEST_LENGTH];
+                in.readBytes(theirs);
+                if (file != null && file.state == State.OFFERED) {
+                    file.state = State.PREPARING;
+                    file.disk.execute(() -> prepare(file, kind, offset, theirs));
+                }
+                break;
+            }
+            case VERDICT: {
+                Outgoing file = file(in.readInt());
+                int status = in.readUnsignedByte();
+                String message = Frames.readText(in);
+                if (file != null && file.state != State.DONE) {
+                    onVerdict(file, status, message);
+                }
+                break;
+            }
+            case ERROR:
+                failSession("the receiver ended the session: " + Frames.readText(in));
+                break;
+            default:
+                failSession(peer + " sent an unknown frame type " + frame.type);
+        }
+    }
+
+    private Outgoing file(int id) {
+        if (id < 0 || id >= files.size()) {
+            failSession(peer + " named a file id " + id + " that was never offered");
+            return null;
+        }
+        return files.get(id);
+    }
+
+    // ------------------------------------------------------------------ disk side
+
+    /** On the file's disk queue: open it, check the receiver's prefix against ours, then start. */
+    private void prepare(Outgoing file, int kind, long offset, byte[] theirs) {
+        long start = 0;
+        try {
+            file.source = FileChannel.open(file.entry.source(), StandardOpenOption.READ);
+            long size = file.source.size();
+            if (size < file.size()) {
+                throw new IOException("it shrank from " + file.size() + " to " + size + " bytes since it was listed");
+            }
+            file.digest = Digests.sha256();
+            if (offset > 0 && offset <= file.size() && (kind == KIND_PARTIAL || kind == KIND_EXISTING)) {
+                Digests.update(file.digest, file.source, offset);
+                if (Arrays.equals(Digests.peek(file.digest), theirs)) {
+                    start = offset;
+                } else {
+                    file.digest.reset();
+                }
+            }
+        } catch (IOException e) {
+            closeSource(file);
+            String message = "cannot read " + file.entry.source() + ": " + Failures.reason(e);
+            ctx.executor().execute(() -> abortFile(file, message));
+            return;
+        }
+        long from = start;
+        byte[] complete = from == file.size() ? file.digest.digest() : null;
+        if (complete != null) {
+            closeSource(file);
+        }
+        ctx.executor().execute(() -> started(file, from, complete));
+    }
+
+    /** On the file's disk queue: reads and hashes one chunk into a DATA frame. */
+    private void read(Outgoing file, ByteBufAllocator alloc, long position, int length, boolean last) {
+        if (file.source == null) {
+            return; // the file was aborted meanwhile
+        }
+        ByteBuf frame = Frames.dataHeader(alloc, file.id, length);
+        try {
+            int done = 0;
+            while (done < length) {
+                int n = frame.writeBytes(file.source, position + done, length - done);
+                if (n < 0) {
+                    throw new IOException("it shrank while being sent (ended after " + (position + done) + " of " + file.size() + " bytes)");
+                }
+                done += n;
+            }
+            file.digest.update(frame.nioBuffer(Frames.DATA_HEADER, length));
+        } catch (IOException | RuntimeException e) {
+            frame.release();
+            closeSource(file);
+            String message = "cannot read " + file.entry.source() + ": " + (e instanceof IOException ? Failures.reason((IOException) e) : e);
+            ctx.executor().execute(() -> abortFile(file, message));
+            return;
+        }
+        byte[] sha256 = last ? file.digest.digest() : null;
+        if (last) {
+            closeSource(file);
+        }
+        ctx.executor().execute(() -> chunkReady(file, frame, sha256));
+    }
+
+    private static void closeSource(Outgoing file) {
+        if (file.source != null) {
+            try {
+                file.source.close();
+            } catch (IOException ignored) {
+                // only read from
+            }
+            file.source = null;
+        }
+    }
+
+    // ------------------------------------------------------------------ event loop side
+
+    private void started(Outgoing file, long from, byte[] completeDigest) {
+        if (file.state != State.PREPARING || result.isDone()) {
+            return;
+        }
+        file.startOffset = from;
+        file.nextRead = from;
+        progress.fileStarted(file.id, file.entry.name(), file.size(), from);
+        ctx.write(Frames.start(ctx.alloc(), file.id, from));
+        if (completeDigest != null) {
+            file.sha256 = completeDigest;
+            endFile(file);
+            ctx.flush();
+            return;
+        }
+        file.state = State.STREAMING;
+        streaming.add(file);
+        requestReads(file);
+        pump();
+    }
+
+    private void requestReads(Outgoing file) {
+        while (!file.lastRead && file.readsInFlight + file.ready.size() < READ_AHEAD) {
+            long position = file.nextRead;
+            int length = (int) Math.min(settings.chunkSize(), file.size() - position);
+            boolean last = position + length == file.size();
+            file.nextRead += length;
+            file.lastRead = last;
+            file.readsInFlight++;
+            ByteBufAllocator alloc = ctx.alloc();
+            file.disk.execute(() -> read(file, alloc, position, length, last));
+        }
+    }
+
+    private void chunkReady(Outgoing file, ByteBuf frame, byte[] sha256) {
+        file.readsInFlight--;
+        if (file.state != State.STREAMING || result.isDone()) {
+            frame.release();
+            return;
+        }
+        file.ready.add(frame);
+        if (sha256 != null) {
+            file.sha256 = sha256;
+        }
+        pump();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            pump();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Moves ready chunks into the channel, round robin over the streaming files, while it is writable. */
+    private void pump() {
+        boolean wrote = false;
+        while (ctx.channel().isWritable() && !streaming.isEmpty() && !result.isDone()) {
+            if (settings.rateLimit() > 0 && paced()) {
+                break;
+            }
+            Outgoing file = nextWithData();
+            if (file == null) {
+                break;
+            }
+            ByteBuf frame = file.ready.poll();
+            int length = frame.readableBytes() - Frames.DATA_HEADER;
+            written += length;
+            wrote = true;
+            ctx.write(frame).addListener(f -> {
+                if (f.isSuccess()) {
+                    file.sent += length;
+                    progress.fileAdvanced(file.id, file.startOffset + file.sent);
+                }
+            });
+            if (file.lastRead && file.readsInFlight == 0 && file.ready.isEmpty()) {
+                streaming.remove(file);
+                endFile(file);
+            } else {
+                requestReads(file);
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+
+    private Outgoing nextWithData() {
+        for (int i = 0; i < streaming.size(); i++) {
+            Outgoing file = streaming.poll();
+            streaming.add(file);
+            if (!file.ready.isEmpty()) {
+                return file;
+            }
+        }
+        return null;
+    }
+
+    /** With a rate limit: whether the sender is ahead of schedule (then a wake-up is scheduled). */
+    private boolean paced() {
+        long dueNanos = startNanos + (long) (written * 1e9 / settings.rateLimit());
+        long wait = dueNanos - System.nanoTime();
+        if (wait <= 0) {
+            return false;
+        }
+        if (pacingWakeUp == null) {
+            pacingWakeUp = ctx.executor().schedule(() -> {
+                pacingWakeUp = null;
+                pump();
+            }, wait, TimeUnit.NANOSECONDS);
+        }
+        return true;
+    }
+
+    private void endFile(Outgoing file) {
+        file.state = State.ENDED;
+        ctx.write(Frames.end(ctx.alloc(), file.id, file.sha256));
+        active--;
+        offerMore();
+    }
+
+    private void onVerdict(Outgoing file, int status, String message) {
+        boolean wasActive = file.state != State.ENDED;
+        FileOutcome.Status outcome = status == STATUS_STORED ? FileOutcome.Status.STORED
+                : status == STATUS_ALREADY_PRESENT ? FileOutcome.Status.ALREADY_PRESENT : FileOutcome.Status.FAILED;
+        if (outcome != FileOutcome.Status.FAILED && file.state != State.ENDED) {
+            failSession(peer + " confirmed " + file.entry.name() + " before it was sent");
+            return;
+        }
+        finish(file, outcome, outcome == FileOutcome.Status.FAILED ? "the receiver refused " + file.entry.name() + ": " + message : message);
+        if (wasActive) {
+            active--;
+            offerMore();
+        }
+        checkDone();
+    }
+
+    /** A local failure of one file (e.g. it vanished): tell the receiver and go on with the others. */
+    private void abortFile(Outgoing file, String message) {
+        if (file.state == State.DONE || result.isDone()) {
+            return;
+        }
+        ctx.writeAndFlush(Frames.abort(ctx.alloc(), file.id, message));
+        boolean wasActive = file.state != State.ENDED;
+        finish(file, FileOutcome.Status.FAILED, message);
+        if (wasActive) {
+            active--;
+            offerMore();
+        }
+        checkDone();
+    }
+
+    private void finish(Outgoing file, FileOutcome.Status status, String message) {
+        file.state = State.DONE;
+        streaming.remove(file);
+        releaseReady(file);
+        file.disk.execute(() -> closeSource(file));
+        long resumed = status == FileOutcome.Status.FAILED && file.startOffset == 0 ? 0 : file.startOffset;
+        file.outcome = new FileOutcome(file.entry.name(), file.size(), file.sent, resumed, status, message,
+                Optional.ofNullable(file.sha256), Duration.ofNanos(System.nanoTime() - file.offeredNanos), Optional.empty());
+        progress.fileFinished(file.id, status != FileOutcome.Status.FAILED);
+    }
+
+    private void checkDone() {
+        if (result.isDone() || files.stream().anyMatch(f -> f.state != State.DONE)) {
+            return;
+        }
+        complete(Optional.empty());
+        ctx.close();
+    }
+
+    private void failSession(String message) {
+        if (result.isDone()) {
+            return;
+        }
+        for (Outgoing file : files) {
+            if (file.state != State.DONE) {
+                finish(file, FileOutcome.Status.FAILED, message);
+            }
+        }
+        complete(Optional.of(message));
+        ctx.close();
+    }
+
+    private void complete(Optional<String> failure) {
+        if (helloTimeout != null) {
+            helloTimeout.cancel(false);
+        }
+        if (pacingWakeUp != null) {
+            pacingWakeUp.cancel(false);
+        }
+        Optional<TransportStatistics> stats = Optional.empty();
+        try {
+            stats = Optional.of(FerryChannels.statistics(ctx.channel()));
+        } catch (RuntimeException notAFerryChannel) {
+            // e.g. an embedded channel in a test: no statistics
+        }
+        List<FileOutcome> outcomes = files.stream().map(f -> f.outcome).toList();
+        progress.sessionFinished();
+        result.complete(new SessionResult(outcomes, Duration.ofNanos(System.nanoTime() - startNanos), stats, failure));
+    }
+
+    private void releaseReady(Outgoing file) {
+        for (ByteBuf b; (b = file.ready.poll()) != null; ) {
+            b.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        long verified = files.stream().filter(f -> f.outcome != null && f.outcome.ok()).count();
+        failSession("the connection to " + Failures.address(ctx.channel().remoteAddress()) + " closed before every file was verified ("
+                + verified + " of " + files.size() + " files verified; sending again resumes)");
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        failSession(Failures.describe(cause));
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
+            failSession(Failures.describe(((SslHandshakeCompletionEvent) evt).cause()));
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        for (Outgoing file : files) {
+            releaseReady(file);
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package io.ferry.cli.transfer;
+
+import io.netty.buffer.ByteBuf;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.Arrays;
+
+import static io.ferry.cli.transfer.TransferProtocol.*;
+
+/**
+ * One file being received, with its disk operations. Every method except the constructor runs on the
+ * file's own disk queue, never on the event loop. Content goes to {@code .NAME.ferry-part} next to
+ * the target and is renamed to NAME only after the SHA-256 of the whole content matched; the
+ * {@code .ferry-part} file survives a lost connection so the next send can resume from it.
+ */
+final class IncomingFile {
+
+    /** What {@link #prepare} found. */
+    record Accept(int kind, long offset, byte[] sha256) {
+    }
+
+    final int id;
+    final String name;
+    final long size;
+    final Path target;
+    final Path partial;
+    final boolean overwrite;
+    final long startNanos = System.nanoTime();
+
+    private FileChannel out;
+    private MessageDigest digest;
+    private int kind;
+    private long acceptedOffset;
+    private long resumedFrom;
+    private volatile long position;
+    private boolean keepPartial = true;
+
+    IncomingFile(int id, String name, long size, Path target, boolean overwrite) {
+        this.id = id;
+        this.name = name;
+        this.size = size;
+        this.target = target;
+        this.partial = target.resolveSibling("." + target.getFileName() + ".ferry-part");
+        this.overwrite = overwrite;
+    }
+
+    /**
+     * Looks at what is already here: an identical-size file (offered for comparison), a partial file
+     * (its prefix hashed for resuming) or nothing.
+     *
+     * @throws RefusedException if the file cannot be received (exists, not writable, outside the directory)
+     */
+    Accept prepare(Path directory) throws IOException {
+        Path parent = target.getParent();
+        try {
+            Files.createDirectories(parent);
+        } catch (FileAlreadyExistsException e) {
+            throw new RefusedException(name + ": a file is in the way of directory " + e.getFile());
+        }
+        // A symbolic link inside the directory must not lead a name outside it.
+        if (!parent.toRealPath().startsWith(directory.toRealPath())) {
+            throw new RefusedException(name + ": refused file name: resolves outside the receiving directory through a link");
+        }
+        digest = Digests.sha256();
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+                throw new RefusedException(name + " exists in the receiving directory and is not a regular file");
+            }
+            if (Files.size(target) == size) {
+                try (FileChannel existing = FileChannel.open(target, StandardOpenOption.READ)) {
+                    Digests.update(digest, existing, size);
+                }
+                kind = KIND_EXISTING;
+                acceptedOffset = size;
+                existingDigest = digest.digest();
+                return new Accept(kind, size, existingDigest);
+            }
+            if (!overwrite) {
+                throw new RefusedException(name + " already exists with different content (the receiver was not started with --overwrite)");
+            }
+        }
+        if (Files.isRegularFile(partial, LinkOption.NOFOLLOW_LINKS)) {
+            out = FileChannel.open(partial, StandardOpenOption.WRITE, StandardOpenOption.READ);
+            long held = out.size();
+            if (held > size) {
+                out.truncate(0);
+                held = 0;
+            }
+            Digests.update(digest, out, held);
+            kind = held > 0 ? KIND_PARTIAL : KIND_NEW;
+            acceptedOffset = held;
+            return new Accept(kind, held, Digests.peek(digest));
+        }
+        out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        kind = KIND_NEW;
+        acceptedOffset = 0;
+        return new Accept(kind, 0, null);
+    }
+
+    /** The sender starts at {@code offset}: what we offered (its prefix matched) or 0 (start over). */
+    void start(long offset) throws IOException {
+        if (offset == acceptedOffset && kind != KIND_NEW) {
+            position = offset;
+            resumedFrom = offset;
+            if (kind == KIND_EXISTING && offset != size) {
+                throw new ProtocolViolation("start at " + offset + " of an existing file of " + size + " bytes");
+            }
+            return;
+        }
+        if (offset != 0) {
+            throw new ProtocolViolation("start at " + offset + " but " + acceptedOffset + " bytes were offered");
+        }
+        if (kind == KIND_EXISTING) {
+            if (!overwrite) {
+                throw new RefusedException(name + " already exists with different content (the receiver was not started with --overwrite)");
+            }
+            out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            kind = KIND_NEW;
+        } else if (acceptedOffset > 0) {
+            out.truncate(0);
+        }
+        digest.reset();
+        position = 0;
+        resumedFrom = 0;
+    }
+
+    /** Writes and hashes the next content bytes; the caller releases {@code content}. */
+    void write(ByteBuf content) throws IOException {
+        int length = content.readableBytes();
+        if (out == null || position + length > size) {
+            throw new ProtocolViolation("more content than the " + size + " bytes offered for " + name);
+        }
+        digest.update(content.nioBuffer());
+        int done = 0;
+        while (done < length) {
+            done += content.getBytes(content.readerIndex() + done, out, position + done, length - done);
+        }
+        position += length;
+    }
+
+    /**
+     * Compares the sender's SHA-256 with ours and, if they match, renames the file into place.
+     *
+     * @return the status to report
+     * @throws RefusedException on a mismatch (the partial file is deleted) or if the target appeared meanwhile
+     */
+    int finish(byte[] theirs) throws IOException {
+        if (position != size) {
+            throw new ProtocolViolation("end of " + name + " after " + position + " of " + size + " bytes");
+        }
+        byte[] ours = kind == KIND_EXISTING ? digestOfExisting() : digest.digest();
+        if (!Arrays.equals(ours, theirs)) {
+            keepPartial = false;
+            throw new RefusedException("SHA-256 of " + name + " does not match: received " + java.util.HexFormat.of().formatHex(ours)
+                    + ", sender computed " + java.util.HexFormat.of().formatHex(theirs) + "; the received data was discarded");
+        }
+        sha256 = ours;
+        if (kind == KIND_EXISTING) {
+            return STATUS_ALREADY_PRESENT;
+        }
+        out.close();
+        out = null;
+        if (overwrite) {
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } else {
+            moveWithoutReplacing();
+        }
+        return STATUS_STORED;
+    }
+
+    private byte[] existingDigest;
+    byte[] sha256;
+
+    private byte[] digestOfExisting() {
+        return existingDigest;
+    }
+
+    /** Renames into place, failing rather than replacing a file that appeared meanwhile. */
+    private void moveWithoutReplacing() throws IOException {
+        try {
+            Files.createLink(target, partial); // atomic, and fails if the target exists
+        } catch (FileAlreadyExistsException exists) {
+            throw new RefusedException(name + " appeared in the receiving directory during the transfer; not replaced (no --overwrite)");
+        } catch (UnsupportedOperationException | FileSystemException noHardLinks) {
+            // A file system without hard links: a plain atomic rename, which may replace a file that appeared meanwhile.
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+            return;
+        }
+        Files.delete(partial);
+    }
+
+    /** Bytes of content now in the partial file. */
+    long position() {
+        return position;
+    }
+
+    long resumedFrom() {
+        return resumedFrom;
+    }
+
+    /** Closes the partial file; keeps it for a later resume unless its content was proven wrong. */
+    void close() {
+        if (out != null) {
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // nothing more is written
+            }
+            out = null;
+        }
+        if (!keepPartial) {
+            try {
+                Files.deleteIfExists(partial);
+            } catch (IOException ignored) {
+                // best effort: a stray .ferry-part file never carries a final name
+            }
+        }
+    }
+
+    /** The file cannot be received; the message says why. */
+    static final class RefusedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        RefusedException(String message) {
+            super(message);
+        }
+    }
+
+    /** The sender broke the protocol. */
+    static final class ProtocolViolation extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ProtocolViolation(String message) {
+            super(message);
+        }
+    }
+}

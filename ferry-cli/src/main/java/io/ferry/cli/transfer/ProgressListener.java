@@ -1,0 +1,32 @@
+package io.ferry.cli.transfer;
+
+/**
+ * Told how a session advances, file by file. Called from network and disk threads: implementations
+ * must be quick and thread-safe. Files are identified by the session's file id.
+ */
+public interface ProgressListener {
+
+    /** A session of {@code files} files, {@code totalBytes} in all, started. */
+    default void sessionStarted(int files, long totalBytes) {
+    }
+
+    /** File {@code id} started; {@code resumedFrom} bytes were already at the receiver and are not sent again. */
+    default void fileStarted(int id, String name, long size, long resumedFrom) {
+    }
+
+    /** {@code done} bytes of file {@code id} are at the receiver or on their way (resumed bytes included). */
+    default void fileAdvanced(int id, long done) {
+    }
+
+    /** File {@code id} is finished, successfully or not. */
+    default void fileFinished(int id, boolean ok) {
+    }
+
+    /** The session ended. */
+    default void sessionFinished() {
+    }
+
+    /** Reports nothing. */
+    ProgressListener NONE = new ProgressListener() {
+    };
+}

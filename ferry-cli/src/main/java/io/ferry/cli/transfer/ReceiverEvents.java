@@ -1,0 +1,19 @@
+package io.ferry.cli.transfer;
+
+/** What a receiver reports. Called from network and disk threads. */
+public interface ReceiverEvents {
+
+    /** A sender's file started; {@code resumedFrom} bytes were already here, verified, and are not sent again. */
+    default void fileStarted(String peer, String name, long size, long resumedFrom) {
+    }
+
+    /** A file was stored and verified (or was already present with the same SHA-256). */
+    void stored(FileOutcome outcome);
+
+    /** A file or a whole session was refused or failed; the message says why. */
+    void failed(String message);
+
+    /** A session ended; {@code ok} if every file it offered was stored. */
+    default void sessionEnded(String peer, boolean ok) {
+    }
+}

@@ -1,0 +1,108 @@
+package io.ferry.cli.transfer;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The ferry file-transfer wire format, version 3: one session per connection, many files in flight,
+ * resumable, senders optionally chosen by a shared secret. All integers are big-endian.
+ *
+ * <pre>
+ * both sides first:  hello   "FERRY" u8 version=3           (the sender sends it, the receiver answers it)
+ * then frames:       u8 type  u32 length  payload[length]
+ *
+ * who may send (version 3), before any other frame in either direction
+ *   sender → receiver    AUTH   6  u8 mode  [nonceS[32]]     mode 0: no token; 1: --token-file, a fresh nonce follows
+ *   receiver → sender    AUTH  19  u8 mode  [nonceR[32]]     sent with the receiver's hello, same modes
+ *   with mode 1 on both sides, in this order:
+ *   sender → receiver    PROOF  7  hmac[32]                 HMAC-SHA256(secret, "ferry sender proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 3 token")
+ *   receiver → sender    PROOF 20  hmac[32]                 HMAC-SHA256(secret, "ferry receiver proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 3 token")
+ *
+ * sender → receiver
+ *   OFFER   1  u32 id  i64 size  u16 n  name[n]         a '/'-separated relative path, UTF-8
+ *   START   2  u32 id  i64 offset                       content follows from offset (0: from the beginning)
+ *   DATA    3  u32 id  bytes                            the next bytes of file id
+ *   END     4  u32 id  sha256[32]                       SHA-256 of the whole file, resumed prefix included
+ *   ABORT   5  u32 id  u16 n  reason[n]                 the sender gave up on file id (e.g. the source vanished)
+ * receiver → sender
+ *   ACCEPT  16 u32 id  u8 kind  i64 offset  sha256[32]  kind 0: new (offset 0); 1: a partial file of offset
+ *                                                       bytes whose SHA-256 is given; 2: the file exists with
+ *                                                       this size and SHA-256
+ *   VERDICT 17 u32 id  u8 status  u16 n  message[n]     status 0: stored and verified; 1: refused or failed;
+ *                                                       2: already present with the same SHA-256
+ *   ERROR   18 u16 n  message[n]                        the session cannot go on (e.g. the disk is full); closes
+ * </pre>
+ *
+ * <p>Who may send: with mode 0 on both sides the sender goes on to its offers without waiting. A
+ * receiver with a token refuses a sender with mode 0, and a sender with a wrong proof, with an ERROR
+ * frame before it has read any offer, so nothing is written; it proves itself only after the sender
+ * did, so a stranger never gets a receiver's proof. A sender with a token sends no offer until the
+ * receiver's proof checked out (constant-time comparison), and a sender with a token facing a receiver
+ * with mode 0 ends the session without offering anything: --token-file promises that files go only to a
+ * receiver holding the secret. The secret itself never crosses the network; the nonces make every
+ * proof good for one session only.
+ *
+ * <p>A sender offers files (several may be in flight at once; their DATA frames interleave), the
+ * receiver accepts each with what it already holds, the sender checks the held prefix against its own
+ * file and starts from there (or from 0 if it differs), and the receiver renames a file into place
+ * only after the SHA-256 of the whole content matched. The sender closes the connection once every
+ * file has a verdict.
+ *
+ * <p>Version 1 (one file per connection, no resume) is refused with a message the old version can
+ * read: a receiver answers a version-1 offer with a version-1 verdict, and a sender recognises a
+ * version-1 verdict in place of a hello.
+ */
+public final class TransferProtocol {
+
+    static final byte[] MAGIC = "FERRY".getBytes(StandardCharsets.US_ASCII);
+    /** The version this implementation speaks. */
+    public static final int VERSION = 3;
+    static final int HELLO_LENGTH = MAGIC.length + 1;
+    static final int DIGEST_LENGTH = 32;
+    static final int MAX_NAME_BYTES = 4096;
+    /** Largest frame payload accepted: a 16 MiB chunk plus its id. */
+    static final int MAX_FRAME = (16 << 20) + 64;
+    /** Bytes before a frame's payload: type and length. */
+    static final int FRAME_HEADER = 5;
+
+    static final int OFFER = 1;
+    static final int START = 2;
+    static final int DATA = 3;
+    static final int END = 4;
+    static final int ABORT = 5;
+    static final int SENDER_AUTH = 6;
+    static final int SENDER_PROOF = 7;
+    static final int ACCEPT = 16;
+    static final int VERDICT = 17;
+    static final int ERROR = 18;
+    static final int RECEIVER_AUTH = 19;
+    static final int RECEIVER_PROOF = 20;
+
+    static final int MODE_OPEN = 0;
+    static final int MODE_TOKEN = 1;
+
+    static final int KIND_NEW = 0;
+    static final int KIND_PARTIAL = 1;
+    static final int KIND_EXISTING = 2;
+
+    static final int STATUS_STORED = 0;
+    static final int STATUS_FAILED = 1;
+    static final int STATUS_ALREADY_PRESENT = 2;
+
+    private TransferProtocol() {
+    }
+
+    /**
+     * A receiver's hello followed by an ERROR frame: how a receiver that cannot serve a ferry sender
+     * (e.g. one that requires TLS) tells it why in words the sender prints.
+     */
+    public static io.netty.buffer.ByteBuf refusal(io.netty.buffer.ByteBufAllocator alloc, String message) {
+        io.netty.buffer.ByteBuf hello = Frames.hello(alloc);
+        io.netty.buffer.ByteBuf error = Frames.error(alloc, message);
+        try {
+            return alloc.buffer(hello.readableBytes() + error.readableBytes()).writeBytes(hello).writeBytes(error);
+        } finally {
+            hello.release();
+            error.release();
+        }
+    }
+}
