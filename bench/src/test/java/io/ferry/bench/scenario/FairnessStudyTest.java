@@ -47,7 +47,7 @@ class FairnessStudyTest {
     void anUnknownScavengerControllerOrScenarioIsABadCommandLine(@TempDir Path out) {
         PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
         assertEquals(2, ScenarioRunner.run(quiet, "--only", "fairness", "--scavengers", "quic", "--out", out.toString()));
-        assertEquals(2, ScenarioRunner.run(quiet, "--only", "fairness", "--scavengers", "ferry:vegas", "--out", out.toString()));
+        assertEquals(2, ScenarioRunner.run(quiet, "--only", "fairness", "--scavengers", "ferry:no-such-cc", "--out", out.toString()));
         assertEquals(2, ScenarioRunner.run(quiet, "--only", "fairness", "--fairness-scenarios", "sideways", "--out", out.toString()));
     }
 }
