@@ -7,15 +7,21 @@ import io.ferry.transport.TransportStatistics;
 
 import java.time.Duration;
 
-/** Diagnosis: a flow's first seconds on the study-1 link, sampled every 50 ms. Args: scheme seconds [warm]. */
+/**
+ * Diagnosis: a flow's first seconds on an emulated link (by default study 1's: 200 Mbit/s, 150 ms RTT,
+ * one BDP of queue), sampled every 50 ms. Args: {@code scheme seconds [warm|cold] [Mbit/s RTT-ms loss queue-ms]}.
+ */
 public final class StartTrace {
     public static void main(String[] args) throws Exception {
         String scheme = args[0];
         double seconds = Double.parseDouble(args[1]);
-        long queue = LinkModel.queueFor(BufferSweepStudy.RATE, BufferSweepStudy.ONE_WAY.multipliedBy(2));
-        LinkModel link = new LinkModel(0, BufferSweepStudy.RATE, queue, BufferSweepStudy.ONE_WAY, 11);
+        long rate = args.length > 3 ? (long) (Double.parseDouble(args[3]) * 1e6) : BufferSweepStudy.RATE;
+        Duration oneWay = args.length > 4 ? Duration.ofMillis(Long.parseLong(args[4]) / 2) : BufferSweepStudy.ONE_WAY;
+        double loss = args.length > 5 ? Double.parseDouble(args[5]) : 0;
+        long queue = LinkModel.queueFor(rate, args.length > 6 ? Duration.ofMillis(Long.parseLong(args[6])) : oneWay.multipliedBy(2));
+        LinkModel link = new LinkModel(loss, rate, queue, oneWay, 11);
         try (TestBed bed = TestBed.emulated(link)) {
-            if (args.length > 2) {
+            if (args.length > 2 && args[2].equals("warm")) {
                 try (StreamingFlow warm = StreamingFlow.start("warm", scheme, ChannelOptions.empty(), bed.client(), bed.server())) {
                     Thread.sleep(8000);
                 }
