@@ -6,6 +6,8 @@ import io.ferry.bench.emulator.LinkStatistics;
 import io.ferry.bench.report.Charts;
 import io.ferry.bench.report.Stats;
 import io.ferry.bench.transfer.StreamingFlow;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.TransportStatistics;
 
 import java.time.Duration;
@@ -73,10 +75,21 @@ final class CcValidationStudy implements Study {
         }
     }
 
+    /** What {@code --kernel-pacing} sets: a cap far above the link, which turns the kernel's internal pacing on. */
+    static final long KERNEL_PACING_CAP = 10 * RATE / 8;
+
     private final List<String> pairs;
     private final List<Condition> conditions;
+    private final boolean kernelPacing;
 
-    CcValidationStudy(List<String> pairs, List<String> conditions) {
+    /**
+     * @param kernelPacing whether the kernel's flows get {@code PACING_RATE} (Linux's {@code SO_MAX_PACING_RATE}) of
+     *                     ten times the link rate: any value but "unlimited" switches on TCP's internal pacing at
+     *                     the kernel's own rate (2× cwnd/srtt in slow start, 1.2× after), which reno and cubic do
+     *                     not otherwise use without the fq qdisc (BBR asks for it itself)
+     */
+    CcValidationStudy(List<String> pairs, List<String> conditions, boolean kernelPacing) {
+        this.kernelPacing = kernelPacing;
         for (String p : pairs) {
             if (!FERRY_OF.containsKey(p)) {
                 throw new IllegalArgumentException("unknown kernel algorithm '" + p + "' in --cc-pairs; choose from reno, cubic, bbr");
@@ -113,9 +126,11 @@ final class CcValidationStudy implements Study {
                         + "stream alone for %d s, then both together for %d s (started together: the kernel's connects, then "
                         + "Ferry's right after it, one handshake apart); goodput sampled every %d ms and averaged after a %d s "
                         + "warm-up; each run on fresh namespaces; %d run(s) per cell (median). Bounds: Ferry alone / kernel alone "
-                        + "in %.2f–%.2f; Jain's index together ≥ %.1f.%n%n",
+                        + "in %.2f–%.2f; Jain's index together ≥ %.1f.%s%n%n",
                 Units.f("%d Mbit/s", RATE / 1_000_000), 2 * ONE_WAY.toMillis(), Units.decimal(BDP), "1 %", alone.toSeconds(),
-                together.toSeconds(), SAMPLE_MILLIS, warmup.toSeconds(), reps, RATIO_LOW, RATIO_HIGH, JAIN_MIN));
+                together.toSeconds(), SAMPLE_MILLIS, warmup.toSeconds(), reps, RATIO_LOW, RATIO_HIGH, JAIN_MIN,
+                kernelPacing ? " **Kernel paced** (`--kernel-pacing`): the kernel's flows have `PACING_RATE` = 10× the link, which "
+                        + "switches on Linux's internal TCP pacing." : ""));
         List<String> missingTransports = List.of("tcp", "utp").stream().filter(t -> !ctx.transports().installed(t)).toList();
         if (!missingTransports.isEmpty()) {
             md.append("Not run: transport(s) not installed: ").append(missingTransports).append('\n');
@@ -133,12 +148,13 @@ final class CcValidationStudy implements Study {
             for (String kcc : kernelCcs) {
                 CcSpec kernel = new CcSpec("tcp", kcc);
                 CcSpec ferry = new CcSpec("utp", FERRY_OF.get(kcc));
-                String pair = kcc + " / " + ferry.cc();
+                String pair = kcc + (kernelPacing ? " paced" : "") + " / " + ferry.cc();
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("condition", c.id);
                 row.put("loss_each_way", c.loss);
                 row.put("queue_bytes", c.queueBytes());
                 row.put("kernel", kernel.label());
+                row.put("kernel_paced", kernelPacing);
                 row.put("ferry", ferry.label());
                 Optional<String> missing = kernel.missing(ctx.transports()).or(() -> ferry.missing(ctx.transports()));
                 if (missing.isPresent()) {
@@ -152,9 +168,9 @@ final class CcValidationStudy implements Study {
                     List<Run> ferryRuns = new ArrayList<>();
                     List<Run> togetherRuns = new ArrayList<>();
                     for (int r = 0; r < reps; r++) {
-                        kernelRuns.add(measure(link.withSeed(7 + 10L * r), List.of(kernel), alone, warmup));
-                        ferryRuns.add(measure(link.withSeed(7 + 10L * r), List.of(ferry), alone, warmup));
-                        togetherRuns.add(measure(link.withSeed(7 + 10L * r), List.of(kernel, ferry), together, warmup));
+                        kernelRuns.add(measure(link.withSeed(7 + 10L * r), List.of(kernel), alone, warmup, kernelPacing));
+                        ferryRuns.add(measure(link.withSeed(7 + 10L * r), List.of(ferry), alone, warmup, kernelPacing));
+                        togetherRuns.add(measure(link.withSeed(7 + 10L * r), List.of(kernel, ferry), together, warmup, kernelPacing));
                     }
                     double k = Stats.median(kernelRuns.stream().map(x -> x.mean(0)).toList());
                     double f = Stats.median(ferryRuns.stream().map(x -> x.mean(0)).toList());
@@ -165,7 +181,7 @@ final class CcValidationStudy implements Study {
                     boolean jainOk = jain >= JAIN_MIN;
                     String verdict = ratioOk && jainOk ? "yes" : (ratioOk ? "" : "ratio no") + (!ratioOk && !jainOk ? ", " : "")
                             + (jainOk ? "" : "Jain no");
-                    String line = Units.f("| %s | %s | %.1f | %.1f | %.2f | %.1f / %.1f | %.2f | %s |%n", c.id, pair, k, f, ratio,
+                    String line = Units.f("| %s | %s | %.1f | %.1f | %.3f | %.1f / %.1f | %.3f | %s |%n", c.id, pair, k, f, ratio,
                             shown.mean(0), shown.mean(1), jain, verdict);
                     md.append(line);
                     ctx.log().print("  ccvalidation " + line);
@@ -218,6 +234,7 @@ final class CcValidationStudy implements Study {
         result.data().put("rate_bits_per_second", RATE);
         result.data().put("rtt_ms", 2 * ONE_WAY.toMillis());
         result.data().put("bdp_bytes", BDP);
+        result.data().put("kernel_paced", kernelPacing);
         result.data().put("alone_seconds", alone.toSeconds());
         result.data().put("together_seconds", together.toSeconds());
         result.data().put("warmup_seconds", warmup.toSeconds());
@@ -258,12 +275,15 @@ final class CcValidationStudy implements Study {
         }
     }
 
-    private static Run measure(LinkModel link, List<CcSpec> specs, Duration length, Duration warmup) throws Exception {
+    private static Run measure(LinkModel link, List<CcSpec> specs, Duration length, Duration warmup, boolean kernelPacing)
+            throws Exception {
         try (TestBed bed = TestBed.emulated(link)) {
             List<StreamingFlow> flows = new ArrayList<>();
             try {
                 for (CcSpec s : specs) {
-                    flows.add(StreamingFlow.start(s.label(), s.transport(), s.options(), bed.client(), bed.server()));
+                    ChannelOptions options = kernelPacing && s.transport().equals("tcp")
+                            ? s.options().toBuilder().set(FerryChannelOption.PACING_RATE, KERNEL_PACING_CAP).build() : s.options();
+                    flows.add(StreamingFlow.start(s.label(), s.transport(), options, bed.client(), bed.server()));
                 }
                 LinkDirection forward = bed.emulator().orElseThrow().forward();
                 List<List<double[]>> series = new ArrayList<>();

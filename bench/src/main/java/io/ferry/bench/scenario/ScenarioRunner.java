@@ -114,6 +114,10 @@ public final class ScenarioRunner implements Callable<Integer> {
                     + "loss = 1 %% per IP packet each way) (default: all; --quick: clean-deep).")
     List<String> ccConditions = new ArrayList<>();
 
+    @Option(names = "--kernel-pacing", description = "ccvalidation: switch on Linux's internal pacing for the kernel's flows "
+            + "(PACING_RATE far above the link), to see what pacing accounts for.")
+    boolean kernelPacing;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -127,7 +131,7 @@ public final class ScenarioRunner implements Callable<Integer> {
     List<Study> studies() {
         return List.of(new BufferSweepStudy(bufferSizes), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
                 new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
-                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(), new CcValidationStudy(ccPairs, ccConditions));
+                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(), new CcValidationStudy(ccPairs, ccConditions, kernelPacing));
     }
 
     @Override
@@ -138,7 +142,7 @@ public final class ScenarioRunner implements Callable<Integer> {
         Profile profile = quick ? Profile.QUICK : full ? Profile.FULL : Profile.DEFAULT;
         try {
             new TcpParallelStudy(algorithms);
-            new CcValidationStudy(ccPairs, ccConditions);
+            new CcValidationStudy(ccPairs, ccConditions, kernelPacing);
             new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes);
             new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs);
         } catch (IllegalArgumentException e) {
