@@ -1,6 +1,8 @@
 package io.ferry.bench.report;
 
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -54,6 +56,35 @@ public final class Charts {
         }
         if (!any) {
             chart.addSeries("no data", new double[] {logX ? 1 : 0}, new double[] {logY ? 1 : 0});
+        }
+        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /**
+     * Writes a grouped bar chart to {@code file} (PNG): one group per category, one bar per series in each;
+     * a series holds one value per category, NaN where it has none (drawn as no bar).
+     */
+    public static void bars(Path file, String title, String xTitle, String yTitle, List<String> categories,
+                            Map<String, List<Double>> series) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(1000).height(540).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        chart.getStyler().setOverlapped(false);
+        boolean any = false;
+        for (Map.Entry<String, List<Double>> e : series.entrySet()) {
+            if (e.getValue().size() != categories.size()) {
+                throw new IllegalArgumentException("series " + e.getKey() + " has " + e.getValue().size() + " values for "
+                        + categories.size() + " categories");
+            }
+            if (e.getValue().stream().noneMatch(Double::isFinite)) {
+                continue;
+            }
+            List<Double> ys = e.getValue().stream().map(v -> Double.isFinite(v) ? v : 0.0).toList();
+            chart.addSeries(e.getKey(), categories, ys);
+            any = true;
+        }
+        if (!any) {
+            chart.addSeries("no data", List.of("none"), List.of(0.0));
         }
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
     }

@@ -35,7 +35,7 @@ public final class ScenarioRunner implements Callable<Integer> {
     boolean full;
 
     @Option(names = "--only", split = ",", paramLabel = "STUDY",
-            description = "Run only these studies: buffers, matrix, fairness, udp, parallel, striped.")
+            description = "Run only these studies: buffers, matrix, fairness, udp, parallel, striped, ccvalidation.")
     List<String> only = new ArrayList<>();
 
     @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: ${DEFAULT-VALUE}).")
@@ -98,6 +98,26 @@ public final class ScenarioRunner implements Callable<Integer> {
             description = "matrix: PACKET_SIZE values (default: 64,1500,10000,64000; 1500 on the loss-delay and lossy-long paths).")
     List<Integer> packetSizes = new ArrayList<>();
 
+    @Option(names = "--algorithms", split = ",", paramLabel = "SPEC",
+            description = "parallel: the rows, TRANSPORT:CC (tcp:reno, utp:westwood+) or a bare name for the kernel's and Ferry's "
+                    + "(cubic = tcp:cubic,utp:cubic) (default: tcp reno, cubic, bbr; utp newreno, cubic, highspeed, vegas, westwood+, "
+                    + "bbr, ledbat; --quick: tcp:cubic,utp:cubic,utp:bbr).")
+    List<String> algorithms = new ArrayList<>();
+
+    @Option(names = "--cc-pairs", split = ",", paramLabel = "KERNEL_CC",
+            description = "ccvalidation: the kernel algorithms compared with Ferry's (reno with newreno, cubic, bbr) (default: "
+                    + "reno,cubic,bbr; --quick: cubic).")
+    List<String> ccPairs = new ArrayList<>();
+
+    @Option(names = "--cc-conditions", split = ",", paramLabel = "ID",
+            description = "ccvalidation: clean-deep, clean-shallow, loss-deep, loss-shallow (deep = 1 BDP queue, shallow = 0.1 BDP, "
+                    + "loss = 1 %% per IP packet each way) (default: all; --quick: clean-deep).")
+    List<String> ccConditions = new ArrayList<>();
+
+    @Option(names = "--kernel-pacing", description = "ccvalidation: switch on Linux's internal pacing for the kernel's flows "
+            + "(PACING_RATE far above the link), to see what pacing accounts for.")
+    boolean kernelPacing;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -111,7 +131,7 @@ public final class ScenarioRunner implements Callable<Integer> {
     List<Study> studies() {
         return List.of(new BufferSweepStudy(bufferSizes), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
                 new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
-                new UdpLossStudy(), new TcpParallelStudy(), new StripedStudy());
+                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(), new CcValidationStudy(ccPairs, ccConditions, kernelPacing));
     }
 
     @Override
@@ -121,6 +141,8 @@ public final class ScenarioRunner implements Callable<Integer> {
         }
         Profile profile = quick ? Profile.QUICK : full ? Profile.FULL : Profile.DEFAULT;
         try {
+            new TcpParallelStudy(algorithms);
+            new CcValidationStudy(ccPairs, ccConditions, kernelPacing);
             new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes);
             new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs);
         } catch (IllegalArgumentException e) {

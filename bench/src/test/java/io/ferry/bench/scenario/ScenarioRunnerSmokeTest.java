@@ -59,4 +59,13 @@ class ScenarioRunnerSmokeTest {
         String text = log.toString(StandardCharsets.UTF_8);
         org.junit.jupiter.api.Assertions.assertTrue(text.contains("unknown matrix condition 'marsh'") && text.contains("loss-delay"), text);
     }
+
+    @Test
+    void anUnknownValidationPairOrConditionIsABadCommandLine(@TempDir Path out) {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream stream = new PrintStream(log, true, StandardCharsets.UTF_8);
+        assertEquals(2, ScenarioRunner.run(stream, "--only", "ccvalidation", "--cc-pairs", "vegas", "--out", out.toString()));
+        assertEquals(2, ScenarioRunner.run(stream, "--only", "ccvalidation", "--cc-conditions", "muddy", "--out", out.toString()));
+        assertEquals(2, ScenarioRunner.run(stream, "--only", "parallel", "--algorithms", "compound", "--out", out.toString()));
+    }
 }
