@@ -14,7 +14,9 @@ package io.ferry.transport.ledbat.cc;
  *       with its own fast retransmit and selective acknowledgements, instead of inflating the window).
  *       Losses within a round trip of the reduction belong to the same episode and change nothing, and
  *       the window does not grow during that round trip.</li>
- *   <li>A retransmission timeout sets {@code ssthresh} the same way and {@code cwnd} to one packet.</li>
+ *   <li>A retransmission timeout sets {@code ssthresh} the same way and {@code cwnd} to one packet;
+ *       a timeout within a loss recovery, or one that repeats before anything new was acknowledged,
+ *       keeps the {@code ssthresh} it found (RFC 5681 section 3.1).</li>
  *   <li>The window grows only while it is used (RFC 7661, see {@link CwndValidation}).</li>
  * </ul>
  * Pacing is the interface's default (the window over the smoothed RTT, twice that in slow start).
@@ -24,6 +26,7 @@ public final class NewReno implements CongestionControl {
     private final LossEpisode episode = new LossEpisode();
     private boolean pacerHeld;
     private long flightSize;
+    private boolean timedOutSinceAck;
 
     /**
      * Creates a controller.
@@ -57,6 +60,9 @@ public final class NewReno implements CongestionControl {
     @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
         flightSize = Math.max(0, bytesInFlightBeforeAck - bytesNewlyAcked);
+        if (bytesNewlyAcked > 0) {
+            timedOutSinceAck = false;
+        }
         if (bytesNewlyAcked <= 0 || episode.inRecovery(nowNanos)
                 || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, window.mss, pacerHeld)) {
             return;
@@ -76,8 +82,13 @@ public final class NewReno implements CongestionControl {
 
     @Override
     public void onTimeout(long nowNanos) {
-        window.set(window.mss, halfFlight());
+        // RFC 5681 holds ssthresh on a repeated timeout, and a timeout within a recovery keeps the
+        // recovery's (as Linux's tcp_enter_loss does): the flight then is what the loss already
+        // halved, and halving it again had cut a 69 Mbit/s flow to 33 on the emulated link
+        boolean keep = timedOutSinceAck || episode.inRecovery(nowNanos);
+        window.set(window.mss, keep ? window.ssthresh : halfFlight());
         episode.timedOut(nowNanos);
+        timedOutSinceAck = true;
     }
 
     /** RFC 5681's {@code FlightSize / 2}, with the window standing in before any flight was seen. */

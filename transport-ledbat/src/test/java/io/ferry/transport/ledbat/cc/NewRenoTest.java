@@ -70,6 +70,23 @@ class NewRenoTest {
     }
 
     @Test
+    void aTimeoutWithinARecoveryOrRepeatedKeepsTheSsthreshItFound() {
+        NewReno cc = new NewReno(new CongestionParameters(MSS, 100_000));
+        AckClock path = new AckClock(cc, MSS, RTT);
+        path.runUntilWindow(80 * MSS);
+        path.runFor(RTT / 2);
+        assertTrue(path.loss());
+        long recovery = cc.ssthreshBytes();
+        // the retransmission itself is lost: a timeout while the flight is what the loss left
+        cc.onTimeout(path.now() + RTT / 4);
+        assertEquals(MSS, cc.cwndBytes());
+        assertEquals(recovery, cc.ssthreshBytes(), "not halved a second time");
+        // and again, before anything new was acknowledged
+        cc.onTimeout(path.now() + RTT);
+        assertEquals(recovery, cc.ssthreshBytes(), "held on a repeated timeout (RFC 5681 section 3.1)");
+    }
+
+    @Test
     void anUnusedWindowDoesNotGrow() {
         NewReno cc = new NewReno(new CongestionParameters(MSS, 100_000));
         long before = cc.cwndBytes();
