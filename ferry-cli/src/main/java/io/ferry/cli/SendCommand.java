@@ -6,6 +6,7 @@ import io.ferry.cli.report.JsonSummary;
 import io.ferry.cli.tls.SenderTls;
 import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.FileSendSession;
+import io.ferry.cli.transfer.HashCache;
 import io.ferry.cli.transfer.Failures;
 import io.ferry.cli.transfer.ProgressListener;
 import io.ferry.cli.transfer.SendPlan;
@@ -34,7 +35,7 @@ import java.util.concurrent.Callable;
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
         customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
-                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--as=NAME] PATH... URI",
+                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--no-hash-cache] [--no-zero-copy] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
                 + "connection, and wait until the receiver has verified every one with SHA-256.",
                 "An interrupted transfer resumes: sending again skips what the receiver already holds and verified, "
@@ -90,7 +91,7 @@ final class SendCommand implements Callable<Integer> {
     @Option(names = "--parallel", paramLabel = "N", defaultValue = "4", description = "Files in flight at once on the connection (default: ${DEFAULT-VALUE}).")
     int parallel;
 
-    @Option(names = "--chunk-size", paramLabel = "SIZE", defaultValue = "256K",
+    @Option(names = "--chunk-size", paramLabel = "SIZE", defaultValue = "1M",
             description = "Bytes read and sent at a time (default: ${DEFAULT-VALUE}).")
     String chunkSize;
 
@@ -102,6 +103,16 @@ final class SendCommand implements Callable<Integer> {
 
     @Option(names = "--limit-rate", paramLabel = "RATE", description = "Send at most this many bytes per second, e.g. 10M.")
     String limitRate;
+
+    @Option(names = "--no-hash-cache",
+            description = "Hash every file afresh. By default a file's SHA-256 is remembered in ~/.cache/ferry/sha256-cache "
+                    + "($XDG_CACHE_HOME) with its size, modification time and inode, and used again while all three match.")
+    boolean noHashCache;
+
+    @Option(names = "--no-zero-copy",
+            description = "Read file content into the JVM before sending it. By default plain TCP with one stream sends it "
+                    + "with sendfile, straight from the file to the socket.")
+    boolean noZeroCopy;
 
     @Option(names = "--as", paramLabel = "NAME", description = "Store a single file under this name (a '/'-separated relative path).")
     String as;
@@ -226,7 +237,8 @@ final class SendCommand implements Callable<Integer> {
     }
 
     private SendSettings settings() {
-        SendSettings settings = SendSettings.defaults();
+        SendSettings settings = SendSettings.defaults().withZeroCopy(!noZeroCopy)
+                .withHashCache(noHashCache ? null : HashCache.inUserCacheDirectory());
         try {
             settings = settings.withChunkSize((int) Math.min(Integer.MAX_VALUE, Sizes.parse(chunkSize)));
         } catch (IllegalArgumentException e) {

@@ -5,21 +5,32 @@ import io.ferry.cli.transfer.FrameDecoder.Frame;
 import io.ferry.cli.transfer.FrameDecoder.Hello;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.striped.StripedChannel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.DefaultMessageSizeEstimator;
+import io.netty.channel.FileRegion;
+import io.netty.channel.MessageSizeEstimator;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,10 +51,29 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
  * <p>Files are read and hashed on {@link DiskThreads} (one ordered queue per file), never on the
  * event loop; the event loop only moves ready chunks into the channel while it is writable, so the
  * memory in use is bounded by a few chunks per streaming file on any transport.
+ *
+ * <p><b>Zero-copy.</b> Where the channel writes a {@link io.netty.channel.FileRegion} to a kernel TCP socket
+ * (plain TCP, or a striped channel of one TCP stream, and no {@link SslHandler}), each DATA frame is a small
+ * header buffer followed by a {@link DefaultFileRegion} of the file, which native epoll sends with
+ * {@code sendfile}: the content never enters the JVM. The SHA-256 is then computed by reading the file once
+ * on its disk queue, beside the sending, and END waits for it. Elsewhere (TLS, uTP, UDT, several streams)
+ * chunks are read into buffers and hashed as they are read.
+ *
+ * <p><b>Hash cache.</b> With {@link SendSettings#hashCache()} a file whose size, modification time and file
+ * key match a remembered digest is not hashed again ({@link HashCache}). Either way, when its content has
+ * been handed to the channel the file's size and modification time are read again, and a file that changed
+ * since it was opened fails (its digest would not describe what was sent); the receiver's verification of
+ * the SHA-256 catches what the modification time does not show.
  */
 public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private static final int READ_AHEAD = 4;
+    /** Counts a file region by the bytes it has left to send, for writability, and the rest as Netty does. */
+    private static final MessageSizeEstimator REGIONS_COUNTED = () -> msg -> msg instanceof FileRegion
+            ? (int) Math.min(Integer.MAX_VALUE, ((FileRegion) msg).count() - ((FileRegion) msg).transferred())
+            : DefaultMessageSizeEstimator.DEFAULT.newHandle().size(msg);
+    /** Bytes read at a time to hash a file sent with zero-copy. */
+    private static final int HASH_BUFFER = 1 << 20;
 
     private enum State { WAITING, OFFERED, PREPARING, STREAMING, ENDED, DONE }
 
@@ -62,9 +92,17 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         long sent;
         byte[] sha256;
         FileOutcome outcome;
+        /** Zero-copy: the source the regions of this file share (event loop's copy of {@link #source}). */
+        SourceFile regions;
+        /** Whether every content byte was handed to the channel (END follows once the digest is known). */
+        boolean contentDone;
+        /** Whether {@link #sha256} came from the hash cache. */
+        boolean cached;
         // disk
-        FileChannel source;
+        SourceFile source;
         MessageDigest digest;
+        HashCache.Stat stat;
+        long hashStartNanos;
 
         Outgoing(int id, SendPlan.Entry entry) {
             this.id = id;
@@ -98,6 +136,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> helloTimeout;
     private ScheduledFuture<?> pacingWakeUp;
     private volatile String peer = "the receiver";
+    /** Whether DATA content goes out as file regions (decided when the session begins). */
+    private boolean zeroCopy;
 
     /** A session that sends {@code plan} with the shared {@link DiskThreads}. */
     public FileSendSession(SendPlan plan, SendSettings settings, ProgressListener progress) {
@@ -130,6 +170,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         pipeline.addLast("ferry-send", this);
     }
 
+    /** Whether this session sends file content as file regions ({@code sendfile}); known once it began. */
+    boolean sendsZeroCopy() {
+        return zeroCopy;
+    }
+
     /**
      * Completes with every file's outcome once each has a verdict, or with the reason the session
      * ended early (never exceptionally).
@@ -158,6 +203,12 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         startNanos = System.nanoTime();
         Channel ch = ctx.channel();
+        zeroCopy = settings.zeroCopy() && ctx.pipeline().get(SslHandler.class) == null
+                && (ch instanceof SocketChannel || (ch instanceof StripedChannel && ((StripedChannel) ch).carriesFileRegions()));
+        if (zeroCopy && ch instanceof SocketChannel) {
+            // Netty counts a region as 0 bytes: without this the channel would never push back
+            ch.config().setMessageSizeEstimator(REGIONS_COUNTED);
+        }
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
         progress.sessionStarted(files.size(), files.stream().mapToLong(Outgoing::size).sum());
         ctx.write(Frames.hello(ctx.alloc()));
@@ -328,14 +379,16 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private void prepare(Outgoing file, int kind, long offset, byte[] theirs) {
         long start = 0;
         try {
-            file.source = FileChannel.open(file.entry.source(), StandardOpenOption.READ);
-            long size = file.source.size();
+            file.hashStartNanos = epochNanos();
+            file.stat = HashCache.Stat.of(file.entry.source());
+            file.source = new SourceFile(FileChannel.open(file.entry.source(), StandardOpenOption.READ));
+            long size = file.source.channel.size();
             if (size < file.size()) {
                 throw new IOException("it shrank from " + file.size() + " to " + size + " bytes since it was listed");
             }
             file.digest = Digests.sha256();
             if (offset > 0 && offset <= file.size() && (kind == KIND_PARTIAL || kind == KIND_EXISTING)) {
-                Digests.update(file.digest, file.source, offset);
+                Digests.update(file.digest, file.source.channel, offset);
                 if (Arrays.equals(Digests.peek(file.digest), theirs)) {
                     start = offset;
                 } else {
@@ -352,8 +405,98 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         byte[] complete = from == file.size() ? file.digest.digest() : null;
         if (complete != null) {
             closeSource(file);
+        } else if (settings.hashCache() != null && file.stat.size() == file.size()) {
+            byte[] remembered = settings.hashCache().lookup(file.entry.source(), file.stat).orElse(null);
+            if (remembered != null) {
+                file.digest = null; // nothing to hash: the receiver verifies the content against this digest
+                SourceFile source = file.source;
+                ctx.executor().execute(() -> {
+                    started(file, from, null, source);
+                    hashed(file, remembered, true);
+                });
+                return;
+            }
         }
-        ctx.executor().execute(() -> started(file, from, complete));
+        SourceFile source = file.source;
+        ctx.executor().execute(() -> started(file, from, complete, source));
+        if (complete == null && zeroCopy) {
+            file.disk.execute(() -> hashRest(file, from));
+        }
+    }
+
+    /** Zero-copy, on the file's disk queue: hashes the content from {@code from} on, beside the sending. */
+    private void hashRest(Outgoing file, long from) {
+        if (file.source == null) {
+            return; // aborted meanwhile
+        }
+        ByteBuffer buffer = ByteBuffer.allocateDirect(HASH_BUFFER);
+        try {
+            long position = from;
+            while (position < file.size()) {
+                buffer.clear().limit((int) Math.min(HASH_BUFFER, file.size() - position));
+                int n = file.source.channel.read(buffer, position);
+                if (n < 0) {
+                    throw new IOException("it shrank while being sent (ended after " + position + " of " + file.size() + " bytes)");
+                }
+                buffer.flip();
+                file.digest.update(buffer);
+                position += n;
+            }
+        } catch (IOException e) {
+            closeSource(file);
+            String message = "cannot read " + file.entry.source() + ": " + Failures.reason(e);
+            ctx.executor().execute(() -> abortFile(file, message));
+            return;
+        }
+        byte[] sha256 = file.digest.digest();
+        remember(file, sha256, from);
+        ctx.executor().execute(() -> hashed(file, sha256, false));
+    }
+
+    /** On the disk queue: keeps the digest of a whole file hashed from its start for the next send. */
+    private void remember(Outgoing file, byte[] sha256, long hashedFrom) {
+        HashCache cache = settings.hashCache();
+        if (cache == null || hashedFrom != 0 || file.stat.size() != file.size()) {
+            return;
+        }
+        try {
+            cache.remember(file.entry.source(), file.stat, HashCache.Stat.of(file.entry.source()), file.hashStartNanos, sha256);
+        } catch (IOException gone) {
+            // not remembered: the end-of-file check reports it
+        }
+    }
+
+    /**
+     * On the disk queue, once the content was handed to the channel: fails the file if it changed since it
+     * was opened (its digest would not describe what was sent), ends it otherwise.
+     */
+    private void checkUnchanged(Outgoing file) {
+        String changed;
+        try {
+            HashCache.Stat now = HashCache.Stat.of(file.entry.source());
+            changed = now.equals(file.stat) ? null : file.entry.source() + " changed while it was being sent (it was "
+                    + file.stat.size() + " bytes modified at " + Instant.EPOCH.plusNanos(file.stat.modifiedNanos()) + ", it is now "
+                    + now.size() + " bytes modified at " + Instant.EPOCH.plusNanos(now.modifiedNanos()) + "); send it again";
+        } catch (IOException e) {
+            changed = "cannot read " + file.entry.source() + " any more: " + Failures.reason(e);
+        }
+        if (changed != null && settings.hashCache() != null) {
+            settings.hashCache().forget(file.entry.source());
+        }
+        String message = changed;
+        ctx.executor().execute(() -> {
+            if (message != null) {
+                abortFile(file, message);
+            } else if (file.state == State.STREAMING && !result.isDone()) {
+                endFile(file);
+                ctx.flush();
+            }
+        });
+    }
+
+    private static long epochNanos() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     /** On the file's disk queue: reads and hashes one chunk into a DATA frame. */
@@ -365,13 +508,15 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         try {
             int done = 0;
             while (done < length) {
-                int n = frame.writeBytes(file.source, position + done, length - done);
+                int n = frame.writeBytes(file.source.channel, position + done, length - done);
                 if (n < 0) {
                     throw new IOException("it shrank while being sent (ended after " + (position + done) + " of " + file.size() + " bytes)");
                 }
                 done += n;
             }
-            file.digest.update(frame.nioBuffer(Frames.DATA_HEADER, length));
+            if (file.digest != null) {
+                file.digest.update(frame.nioBuffer(Frames.DATA_HEADER, length));
+            }
         } catch (IOException | RuntimeException e) {
             frame.release();
             closeSource(file);
@@ -379,32 +524,71 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             ctx.executor().execute(() -> abortFile(file, message));
             return;
         }
-        byte[] sha256 = last ? file.digest.digest() : null;
+        byte[] sha256 = last && file.digest != null ? file.digest.digest() : null;
         if (last) {
             closeSource(file);
+            if (sha256 != null) {
+                remember(file, sha256, file.startOffset);
+            }
         }
         ctx.executor().execute(() -> chunkReady(file, frame, sha256));
     }
 
     private static void closeSource(Outgoing file) {
         if (file.source != null) {
+            file.source.release(); // closed once the regions still queued are sent too
+            file.source = null;
+        }
+    }
+
+    /** A file open for reading, shared by the chunks and regions read from it; closed when the last lets go. */
+    private static final class SourceFile extends AbstractReferenceCounted {
+        final FileChannel channel;
+
+        SourceFile(FileChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        protected void deallocate() {
             try {
-                file.source.close();
+                channel.close();
             } catch (IOException ignored) {
                 // only read from
             }
-            file.source = null;
+        }
+
+        @Override
+        public ReferenceCounted touch(Object hint) {
+            return this;
+        }
+    }
+
+    /** A DATA frame's content sent with {@code sendfile}; holds its {@link SourceFile} open until released. */
+    private static final class Region extends DefaultFileRegion {
+        private final SourceFile source;
+
+        Region(SourceFile source, long position, long count) {
+            super(source.channel, position, count);
+            this.source = source;
+            source.retain();
+        }
+
+        @Override
+        protected void deallocate() {
+            source.release(); // not super's: that would close the channel the file's other regions use
         }
     }
 
     // ------------------------------------------------------------------ event loop side
 
-    private void started(Outgoing file, long from, byte[] completeDigest) {
+    private void started(Outgoing file, long from, byte[] completeDigest, SourceFile source) {
         if (file.state != State.PREPARING || result.isDone()) {
             return;
         }
         file.startOffset = from;
         file.nextRead = from;
+        file.regions = zeroCopy ? source : null;
         progress.fileStarted(file.id, file.entry.name(), file.size(), from);
         ctx.write(Frames.start(ctx.alloc(), file.id, from));
         if (completeDigest != null) {
@@ -419,7 +603,27 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         pump();
     }
 
+    /** The file's digest is known: from the cache, or hashed beside a zero-copy sending. */
+    private void hashed(Outgoing file, byte[] sha256, boolean fromCache) {
+        if (file.state != State.STREAMING || result.isDone()) {
+            return;
+        }
+        file.sha256 = sha256;
+        file.cached = fromCache;
+        maybeEnd(file);
+    }
+
+    /** Ends a file whose content was all handed to the channel and whose digest is known, if it did not change. */
+    private void maybeEnd(Outgoing file) {
+        if (file.contentDone && file.sha256 != null && file.state == State.STREAMING) {
+            file.disk.execute(() -> checkUnchanged(file));
+        }
+    }
+
     private void requestReads(Outgoing file) {
+        if (file.regions != null) {
+            return; // zero-copy: regions are made as the channel takes them
+        }
         while (!file.lastRead && file.readsInFlight + file.ready.size() < READ_AHEAD) {
             long position = file.nextRead;
             int length = (int) Math.min(settings.chunkSize(), file.size() - position);
@@ -464,6 +668,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             if (file == null) {
                 break;
             }
+            if (file.regions != null) {
+                writeRegion(file);
+                wrote = true;
+                continue;
+            }
             ByteBuf frame = file.ready.poll();
             int length = frame.readableBytes() - Frames.DATA_HEADER;
             written += length;
@@ -476,7 +685,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             });
             if (file.lastRead && file.readsInFlight == 0 && file.ready.isEmpty()) {
                 streaming.remove(file);
-                endFile(file);
+                file.contentDone = true;
+                maybeEnd(file);
             } else {
                 requestReads(file);
             }
@@ -490,11 +700,32 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         for (int i = 0; i < streaming.size(); i++) {
             Outgoing file = streaming.poll();
             streaming.add(file);
-            if (!file.ready.isEmpty()) {
+            if (!file.ready.isEmpty() || (file.regions != null && !file.lastRead)) {
                 return file;
             }
         }
         return null;
+    }
+
+    /** Zero-copy: writes the next chunk of {@code file} as a DATA header and a region of the file. */
+    private void writeRegion(Outgoing file) {
+        long position = file.nextRead;
+        int length = (int) Math.min(settings.chunkSize(), file.size() - position);
+        file.nextRead += length;
+        file.lastRead = file.nextRead == file.size();
+        written += length;
+        ctx.write(Frames.dataHeaderAlone(ctx.alloc(), file.id, length), ctx.voidPromise());
+        ctx.write(new Region(file.regions, position, length)).addListener(f -> {
+            if (f.isSuccess()) {
+                file.sent += length;
+                progress.fileAdvanced(file.id, file.startOffset + file.sent);
+            }
+        });
+        if (file.lastRead) {
+            streaming.remove(file);
+            file.contentDone = true;
+            maybeEnd(file);
+        }
     }
 
     /** With a rate limit: whether the sender is ahead of schedule (then a wake-up is scheduled). */
@@ -521,6 +752,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     private void onVerdict(Outgoing file, int status, String message) {
+        if (status != STATUS_STORED && status != STATUS_ALREADY_PRESENT && file.cached && settings.hashCache() != null) {
+            file.disk.execute(() -> settings.hashCache().forget(file.entry.source())); // e.g. a digest that no longer matched
+        }
         boolean wasActive = file.state != State.ENDED;
         FileOutcome.Status outcome = status == STATUS_STORED ? FileOutcome.Status.STORED
                 : status == STATUS_ALREADY_PRESENT ? FileOutcome.Status.ALREADY_PRESENT : FileOutcome.Status.FAILED;

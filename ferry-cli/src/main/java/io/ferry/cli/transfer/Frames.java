@@ -48,6 +48,11 @@ final class Frames {
         return buf.writeByte(DATA).writeInt(4 + contentLength).writeInt(id);
     }
 
+    /** The header of a DATA frame whose {@code contentLength} bytes of content follow separately (a file region). */
+    static ByteBuf dataHeaderAlone(ByteBufAllocator alloc, int id, int contentLength) {
+        return alloc.ioBuffer(DATA_HEADER).writeByte(DATA).writeInt(4 + contentLength).writeInt(id);
+    }
+
     static ByteBuf end(ByteBufAllocator alloc, int id, byte[] sha256) {
         return header(alloc, END, 4 + DIGEST_LENGTH).writeInt(id).writeBytes(sha256);
     }

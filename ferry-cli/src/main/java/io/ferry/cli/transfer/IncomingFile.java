@@ -3,6 +3,7 @@ package io.ferry.cli.transfer;
 import io.netty.buffer.ByteBuf;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -139,10 +140,14 @@ final class IncomingFile {
         if (out == null || position + length > size) {
             throw new ProtocolViolation("more content than the " + size + " bytes offered for " + name);
         }
-        digest.update(content.nioBuffer());
-        int done = 0;
-        while (done < length) {
-            done += content.getBytes(content.readerIndex() + done, out, position + done, length - done);
+        // The buffers as they arrived (a frame often spans several reads): each is hashed and written where it
+        // lies, where nioBuffer() would first copy them into one.
+        long at = position;
+        for (ByteBuffer piece : content.nioBuffers()) {
+            digest.update(piece.duplicate());
+            while (piece.hasRemaining()) {
+                at += out.write(piece, at);
+            }
         }
         position += length;
     }

@@ -11,11 +11,15 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultMessageSizeEstimator;
 import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
+import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 
@@ -87,12 +91,31 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
     private Closing closing;
     private final List<UndeliveredDataException> memberLosses = Collections.synchronizedList(new ArrayList<>());
 
+    private static final MessageSizeEstimator.Handle DEFAULT_SIZES = DefaultMessageSizeEstimator.DEFAULT.newHandle();
+
+    /**
+     * Counts a {@link FileRegion} with the bytes it still has to send, where Netty's default counts it as
+     * nothing: so that regions written to this channel and to its member take part in writability
+     * (backpressure) like buffers do. Anything else is counted as by the default estimator.
+     */
+    static final MessageSizeEstimator COUNTING_FILE_REGIONS = () -> msg -> {
+        if (msg instanceof ByteBuf) {
+            return ((ByteBuf) msg).readableBytes();
+        }
+        if (msg instanceof FileRegion) {
+            FileRegion region = (FileRegion) msg;
+            return (int) Math.min(Integer.MAX_VALUE, region.count() - region.transferred());
+        }
+        return DEFAULT_SIZES.size(msg);
+    };
+
     StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger) {
         super(parent);
         this.transport = transport;
         this.count = count;
         this.framed = count > 1;
         this.linger = linger;
+        config.setMessageSizeEstimator(COUNTING_FILE_REGIONS);
         attr(FerryChannels.TRANSPORT).set(transport);
     }
 
@@ -104,6 +127,19 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         }
         this.loop = memberChannels.get(0).eventLoop();
         this.members = list;
+        if (carriesFileRegions()) {
+            list[0].channel.config().setMessageSizeEstimator(COUNTING_FILE_REGIONS);
+        }
+    }
+
+    /**
+     * Whether a {@link FileRegion} written to this channel reaches the kernel as such (with
+     * {@code sendfile} under native epoll, {@code FileChannel.transferTo} under NIO): when one member
+     * carries the stream unframed and that member is a kernel TCP socket. Other channels take only
+     * {@link ByteBuf}s, and a region written to them fails its write.
+     */
+    public boolean carriesFileRegions() {
+        return !framed && members != null && members[0].channel instanceof SocketChannel;
     }
 
     /** Marks a channel whose members never all connected as closed. */
@@ -256,7 +292,11 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         if (msg instanceof ByteBuf) {
             return msg;
         }
-        throw new UnsupportedOperationException("striped channels write ByteBuf, got " + msg.getClass().getName());
+        if (msg instanceof FileRegion && carriesFileRegions()) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("striped channels write ByteBuf" + (carriesFileRegions() ? " or FileRegion" : "")
+                + ", got " + msg.getClass().getName());
     }
 
     @Override
@@ -277,6 +317,23 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
             Object msg = in.current();
             if (msg == null) {
                 break;
+            }
+            if (msg instanceof FileRegion) {
+                // Only when unframed over one kernel socket (carriesFileRegions): the region goes to it whole.
+                Member m = pick(force);
+                if (m == null) {
+                    break;
+                }
+                FileRegion region = (FileRegion) msg;
+                long length = region.count() - region.transferred();
+                m.written += length;
+                m.channel.write(region.retain(), m.channel.voidPromise());
+                touched[m.index] = true;
+                sendOffset += length;
+                bytesSent += length;
+                in.progress(length);
+                in.remove();
+                continue;
             }
             ByteBuf buf = (ByteBuf) msg;
             if (!buf.isReadable()) {

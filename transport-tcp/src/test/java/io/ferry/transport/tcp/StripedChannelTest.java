@@ -305,4 +305,74 @@ class StripedChannelTest {
             server.close().sync();
         }
     }
+    @Test
+    void withOneStreamAFileRegionGoesToTheMemberWholeAndArrivesIntact() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("striped-region", ".bin");
+        try {
+            byte[] data = new byte[3_000_000];
+            new java.util.SplittableRandom(7).nextBytes(data);
+            java.nio.file.Files.write(file, data);
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            CompletableFuture<byte[]> done = new CompletableFuture<>();
+            ChannelOptions one = ChannelOptions.builder().set(FerryChannelOption.STREAMS, 1).build();
+            Channel server = listen(one, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    io.netty.buffer.ByteBuf buf = (io.netty.buffer.ByteBuf) msg;
+                    byte[] b = new byte[buf.readableBytes()];
+                    buf.readBytes(b);
+                    buf.release();
+                    got.write(b, 0, b.length);
+                    if (got.size() >= data.length + 3) {
+                        done.complete(got.toByteArray());
+                    }
+                }
+            }));
+            try {
+                StripedChannel client = (StripedChannel) connect(port(server), one).sync().channel();
+                assertTrue(client.carriesFileRegions(), "one stream over a kernel socket carries file regions");
+                {
+                    client.write(Unpooled.wrappedBuffer(new byte[] {1, 2}));
+                    client.write(new io.netty.channel.DefaultFileRegion(file.toFile(), 0, 1_000_000));
+                    client.write(new io.netty.channel.DefaultFileRegion(file.toFile(), 1_000_000, data.length - 1_000_000));
+                    client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {3})).sync();
+                    byte[] all = done.get(20, TimeUnit.SECONDS);
+                    byte[] expected = new byte[data.length + 3];
+                    expected[0] = 1;
+                    expected[1] = 2;
+                    System.arraycopy(data, 0, expected, 2, data.length);
+                    expected[expected.length - 1] = 3;
+                    assertTrue(java.util.Arrays.equals(expected, all), "the bytes around and inside the regions arrive in order");
+                    assertEquals(data.length + 3, FerryChannels.statistics(client).bytesSent(), "the regions count as sent bytes");
+                }
+                client.close().sync();
+            } finally {
+                server.close().sync();
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void withSeveralStreamsAFileRegionIsRefused() throws Exception {
+        Channel server = listen(FOUR, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+            }
+        }));
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("striped-region", ".bin");
+        try (java.nio.channels.FileChannel source = java.nio.channels.FileChannel.open(file)) {
+            java.nio.file.Files.write(file, new byte[100]);
+            StripedChannel client = (StripedChannel) connect(port(server), FOUR).sync().channel();
+            assertFalse(client.carriesFileRegions(), "blocks are cut from buffers");
+            ChannelFuture f = client.writeAndFlush(new io.netty.channel.DefaultFileRegion(source, 0, 100)).await();
+            assertInstanceOf(UnsupportedOperationException.class, f.cause());
+            client.close().sync();
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+            server.close().sync();
+        }
+    }
 }

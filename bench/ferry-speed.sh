@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Issue 16, speed: one run that measures, side by side on loopback with source and destination on tmpfs,
+#   iperf3 -n SIZE (memory to memory), ferry send over tcp://, ferry send --tls, scp and rsync (daemon mode),
+# REPS rounds each, interleaved, and prints medians, spreads and the ratios ferry/iperf3, ferry/scp, ferry/rsync.
+#
+#   flock /tmp/ferry-build.lock bench/ferry-speed.sh [REPS] [SIZE]        (defaults: 3 1G)
+#
+# Environment: FERRY_JAR (default ferry-cli/target/ferry.jar), OUT (results directory, default
+# bench/results/DATE-ferry-speed), SEND_ARGS (extra `ferry send` options, e.g. "--chunk-size 1M"),
+# JFR=1 (record both ferry JVMs of the last plain-TCP round with Java Flight Recorder into OUT),
+# SKIP="tls scp" (names of measurements to leave out: cold tls scp rsync).
+# ferry-tcp sends with the sender's hash cache (from round 2 on the digest is remembered: the file is read
+# once, by sendfile); ferry-tcp-nocache hashes the file on every send (--no-hash-cache), as a first send does.
+# Needs iperf3, openssh-server/-client and rsync (Debian packages). It starts its own iperf3 server, sshd
+# (throwaway host and user keys, 127.0.0.1 only), rsync daemon and ferry receivers, and stops each by its PID.
+# Rates are MiB/s of file content: ferry's from its --json summary (the session: connect to last verdict,
+# both ends hashing), scp's and rsync's from the wall time of the command, iperf3's from its receiver.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${1:-3}
+SIZE=${2:-1G}
+JAR=${FERRY_JAR:-ferry-cli/target/ferry.jar}
+STAMP=$(date -u +%Y-%m-%dT%H%MZ)
+OUT=${OUT:-bench/results/$(date -u +%Y-%m-%d)-ferry-speed}
+SKIP=${SKIP:-}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
+[ -f "$JAR" ] || { echo "no $JAR: build it first (./mvnw -pl ferry-cli -am package)"; exit 1; }
+for tool in iperf3 rsync scp ssh-keygen /usr/sbin/sshd jq; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install iperf3 rsync openssh-server openssh-client jq"; exit 1; }
+done
+
+WORK=$(mktemp -d /dev/shm/ferry-speed.XXXXXX)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$WORK/src" "$WORK/dst" "$WORK/ssh"
+export XDG_CACHE_HOME=$WORK/cache   # ferry's hash cache for this run only
+FILE=$WORK/src/big.bin
+head -c "$SIZE" /dev/urandom > "$FILE"
+BYTES=$(stat -c %s "$FILE")
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+now() { date +%s.%N; }
+mibs() { python3 -c "import sys; print('%.1f' % ($BYTES / 1048576 / float(sys.argv[1])))" "$1"; }
+wait_port() { for _ in $(seq 200); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.05; done; echo "nothing listens on $1"; exit 1; }
+skip() { [[ " $SKIP " == *" $1 "* ]]; }
+
+# iperf3
+IPORT=$(port)
+iperf3 -s -p "$IPORT" -B 127.0.0.1 > "$WORK/iperf3-server.log" 2>&1 & PIDS+=($!)
+wait_port "$IPORT"
+
+# ferry receivers: plain and TLS
+FPORT=$(port); TPORT=$(port)
+java ${RECV_JAVA_OPTS:-} -jar "$JAR" receive --listen "tcp://127.0.0.1:$FPORT" --dir "$WORK/dst" --overwrite > "$WORK/recv.log" 2>&1 & RECV_PID=$!; PIDS+=($RECV_PID)
+if ! skip tls; then
+  java -jar "$JAR" receive --listen "tcp://127.0.0.1:$TPORT" --dir "$WORK/dst" --overwrite --tls > "$WORK/recv-tls.log" 2>&1 & PIDS+=($!)
+  wait_port "$TPORT"
+  PIN=$(grep -o 'sha256:[0-9a-f]*' "$WORK/recv-tls.log" | head -1)
+fi
+wait_port "$FPORT"
+
+# sshd with throwaway keys, loopback only
+if ! skip scp; then
+  SPORT=$(port)
+  ssh-keygen -q -t ed25519 -N '' -f "$WORK/ssh/host_key"
+  ssh-keygen -q -t ed25519 -N '' -f "$WORK/ssh/user_key"
+  cp "$WORK/ssh/user_key.pub" "$WORK/ssh/authorized_keys"
+  chmod 600 "$WORK/ssh/authorized_keys"
+  mkdir -p /run/sshd
+  cat > "$WORK/ssh/sshd_config" <<EOF
+ListenAddress 127.0.0.1
+Port $SPORT
+HostKey $WORK/ssh/host_key
+AuthorizedKeysFile $WORK/ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+PidFile none
+Subsystem sftp internal-sftp
+EOF
+  /usr/sbin/sshd -D -e -f "$WORK/ssh/sshd_config" > "$WORK/sshd.log" 2>&1 & PIDS+=($!)
+  wait_port "$SPORT"
+  SSH_OPTS=(-i "$WORK/ssh/user_key" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes)
+fi
+
+# rsync daemon, loopback only, no encryption (rsync's fastest way over a network)
+if ! skip rsync; then
+  RPORT=$(port)
+  cat > "$WORK/rsyncd.conf" <<EOF
+use chroot = no
+[dst]
+path = $WORK/dst
+read only = no
+uid = $(id -u)
+gid = $(id -g)
+EOF
+  rsync --daemon --no-detach --address=127.0.0.1 --port="$RPORT" --config="$WORK/rsyncd.conf" --log-file="$WORK/rsyncd.log" & PIDS+=($!)
+  wait_port "$RPORT"
+fi
+
+RESULTS=$OUT/rounds.tsv
+echo -e "round\ttool\tMiB_s\tseconds" > "$RESULTS"
+record() { echo -e "$1\t$2\t$3\t$4" >> "$RESULTS"; printf '  round %s %-14s %8s MiB/s (%ss)\n' "$1" "$2" "$3" "$4"; }
+clear_dst() { rm -f "$WORK/dst/big.bin" "$WORK/dst/.big.bin.ferry-part"; sync; }
+
+echo "ferry speed, $STAMP, $(nproc) cores, $(uname -r), $BYTES bytes, $REPS rounds; results in $OUT"
+for r in $(seq "$REPS"); do
+  j=$(iperf3 -c 127.0.0.1 -p "$IPORT" -n "$SIZE" -J)
+  bps=$(jq '.end.sum_received.bits_per_second' <<<"$j")
+  secs=$(jq '.end.sum_received.seconds' <<<"$j")
+  record "$r" iperf3 "$(python3 -c "print('%.1f' % ($bps / 8 / 1048576))")" "$secs"
+
+  clear_dst
+  jfr=""
+  if [ "${JFR:-}" = 1 ] && [ "$r" = "$REPS" ]; then
+    jfr="-XX:StartFlightRecording=filename=$OUT/send.jfr,settings=profile"
+    jcmd "$RECV_PID" JFR.start name=speed settings=profile filename="$OUT/receive.jfr" > /dev/null
+  fi
+  j=$(java $jfr ${SEND_JAVA_OPTS:-} -jar "$JAR" send ${SEND_ARGS:-} "$FILE" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
+  [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send failed: $j"; cat "$WORK/send.err"; exit 1; }
+  if [ -n "$jfr" ]; then jcmd "$RECV_PID" JFR.stop name=speed > /dev/null; fi
+  cmp -s "$FILE" "$WORK/dst/big.bin" || { echo "ferry: the received file differs"; exit 1; }
+  record "$r" ferry-tcp "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"
+
+  if ! skip cold; then   # the sender hashes the file again (as on a first send)
+    clear_dst
+    j=$(java ${SEND_JAVA_OPTS:-} -jar "$JAR" send ${SEND_ARGS:-} --no-hash-cache "$FILE" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
+    [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --no-hash-cache failed: $j"; cat "$WORK/send.err"; exit 1; }
+    record "$r" ferry-tcp-nocache "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"
+  fi
+
+  if ! skip tls; then
+    clear_dst
+    j=$(java -jar "$JAR" send ${SEND_ARGS:-} --pin "$PIN" "$FILE" "tcp://127.0.0.1:$TPORT" --json 2> "$WORK/send.err" | tail -1)
+    [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --tls failed: $j"; cat "$WORK/send.err"; exit 1; }
+    record "$r" ferry-tcp-tls "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"
+  fi
+
+  if ! skip scp; then
+    clear_dst
+    t0=$(now); scp -q -P "$SPORT" "${SSH_OPTS[@]}" "$FILE" "root@127.0.0.1:$WORK/dst/big.bin"; t1=$(now)
+    cmp -s "$FILE" "$WORK/dst/big.bin" || { echo "scp: the received file differs"; exit 1; }
+    s=$(python3 -c "print('%.3f' % ($t1 - $t0))"); record "$r" scp "$(mibs "$s")" "$s"
+  fi
+
+  if ! skip rsync; then
+    clear_dst
+    t0=$(now); rsync --whole-file "$FILE" "rsync://127.0.0.1:$RPORT/dst/big.bin"; t1=$(now)
+    cmp -s "$FILE" "$WORK/dst/big.bin" || { echo "rsync: the received file differs"; exit 1; }
+    s=$(python3 -c "print('%.3f' % ($t1 - $t0))"); record "$r" rsync "$(mibs "$s")" "$s"
+  fi
+done
+
+python3 - "$RESULTS" "$OUT/summary.md" "$STAMP" "$BYTES" "$REPS" <<'EOF'
+import csv, statistics, sys, json
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
+tools = []
+for r in rows:
+    if r['tool'] not in tools: tools.append(r['tool'])
+med = {t: statistics.median(float(r['MiB_s']) for r in rows if r['tool'] == t) for t in tools}
+lines = [f"{sys.argv[3]}, {sys.argv[4]} bytes, {sys.argv[5]} rounds, loopback, tmpfs", "",
+         "| | median MiB/s | spread (min–max) | / iperf3 | ferry tcp / this |", "|---|---:|---:|---:|---:|"]
+for t in tools:
+    v = [float(r['MiB_s']) for r in rows if r['tool'] == t]
+    ratio = med[t] / med['iperf3'] if 'iperf3' in med else float('nan')
+    vs = med['ferry-tcp'] / med[t] if 'ferry-tcp' in med else float('nan')
+    lines.append(f"| {t} | {med[t]:.0f} | {min(v):.0f}–{max(v):.0f} | {ratio:.2f} | {vs:.2f} |")
+text = "\n".join(lines) + "\n"
+open(sys.argv[2], 'w').write(text)
+json.dump({"medians": med, "rounds": rows}, open(sys.argv[2].replace('.md', '.json'), 'w'), indent=1)
+print(text)
+EOF

@@ -1,0 +1,158 @@
+package io.ferry.cli.transfer;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The SHA-256 of files a sender hashed before, so that sending the same file again does not read it twice
+ * (once to hash, once to send). An entry is kept per absolute path together with the file's size, its
+ * modification time (nanoseconds) and its file key (device and inode on Linux), and is used only while all
+ * three still match the file ({@link #lookup}); a sender also re-reads them when the file has been sent and
+ * fails the file if they changed meanwhile. The receiver verifies every file against the digest it was sent,
+ * so a stale entry (a file rewritten with its old size and modification time restored) fails that file
+ * rather than storing wrong content, and the sender then {@link #forget}s the entry.
+ *
+ * <p>A file modified less than {@link #RACY_NANOS} before it was hashed is not remembered: its
+ * modification time may not change again when it is written within the same clock tick.
+ *
+ * <p>One text file (by default {@code $XDG_CACHE_HOME/ferry/sha256-cache}, else {@code ~/.cache/ferry/...}),
+ * at most {@link #MAX_ENTRIES} lines, the least recently stored dropped first; rewritten atomically. Thread-safe.
+ */
+public final class HashCache {
+
+    /** The most entries kept. */
+    public static final int MAX_ENTRIES = 4096;
+    /** How long before hashing a file must have been last modified for its digest to be remembered. */
+    public static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    /** What a file looked like: its size, modification time and file key. */
+    public record Stat(long size, long modifiedNanos, String fileKey) {
+
+        /** Reads {@code file}'s attributes, following links. */
+        public static Stat of(Path file) throws IOException {
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            return new Stat(a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), String.valueOf(a.fileKey()));
+        }
+    }
+
+    private record Entry(Stat stat, byte[] sha256) {
+    }
+
+    private final Path store;
+    private Map<String, Entry> entries;
+
+    /** A cache kept in {@code store} (created on the first {@link #remember}). */
+    public HashCache(Path store) {
+        this.store = store;
+    }
+
+    /** The cache in the user's cache directory. */
+    public static HashCache inUserCacheDirectory() {
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return new HashCache(base.resolve("ferry").resolve("sha256-cache"));
+    }
+
+    /** Where the entries are kept. */
+    public Path store() {
+        return store;
+    }
+
+    /** The remembered SHA-256 of {@code file} if its size, modification time and file key are still {@code now}'s. */
+    public synchronized Optional<byte[]> lookup(Path file, Stat now) {
+        Entry e = entries().get(key(file));
+        return e != null && e.stat.equals(now) ? Optional.of(e.sha256.clone()) : Optional.empty();
+    }
+
+    /**
+     * Remembers {@code sha256} for {@code file}, hashed from {@code hashedFrom} (read before hashing began) and
+     * still so when it ended ({@code after}); a file that changed meanwhile, or was modified within
+     * {@link #RACY_NANOS} of {@code hashStartNanos} (wall clock, epoch nanoseconds), is not remembered.
+     */
+    public synchronized void remember(Path file, Stat hashedFrom, Stat after, long hashStartNanos, byte[] sha256) {
+        String key = key(file);
+        if (!hashedFrom.equals(after) || hashStartNanos - hashedFrom.modifiedNanos() < RACY_NANOS
+                || key.indexOf('\n') >= 0 || key.indexOf('\t') >= 0) {
+            return;
+        }
+        Map<String, Entry> all = entries();
+        all.remove(key);
+        all.put(key, new Entry(hashedFrom, sha256.clone()));
+        while (all.size() > MAX_ENTRIES) {
+            all.remove(all.keySet().iterator().next());
+        }
+        save();
+    }
+
+    /** Drops what is remembered for {@code file}. */
+    public synchronized void forget(Path file) {
+        if (entries().remove(key(file)) != null) {
+            save();
+        }
+    }
+
+    private static String key(Path file) {
+        return file.toAbsolutePath().normalize().toString();
+    }
+
+    private Map<String, Entry> entries() {
+        if (entries == null) {
+            entries = new LinkedHashMap<>();
+            try {
+                for (String line : Files.readAllLines(store, StandardCharsets.UTF_8)) {
+                    String[] f = line.split("\t", 5);
+                    if (f.length == 5 && f[0].length() == 64) {
+                        try {
+                            entries.put(f[4], new Entry(new Stat(Long.parseLong(f[1]), Long.parseLong(f[2]), f[3]),
+                                    HexFormat.of().parseHex(f[0])));
+                        } catch (IllegalArgumentException malformed) {
+                            // a damaged line is skipped
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException unreadable) {
+                // no cache yet, or an unreadable one: start empty
+            }
+        }
+        return entries;
+    }
+
+    /** Writes every entry to a temporary file and moves it over the store; a cache that cannot be written is no error. */
+    private void save() {
+        List<String> lines = new ArrayList<>(entries.size());
+        for (Map.Entry<String, Entry> e : entries.entrySet()) {
+            Stat s = e.getValue().stat;
+            lines.add(HexFormat.of().formatHex(e.getValue().sha256) + "\t" + s.size() + "\t" + s.modifiedNanos() + "\t"
+                    + Objects.requireNonNullElse(s.fileKey(), "") + "\t" + e.getKey());
+        }
+        try {
+            Files.createDirectories(store.getParent());
+            Path tmp = Files.createTempFile(store.getParent(), ".sha256-cache", ".tmp");
+            try {
+                Files.write(tmp, lines, StandardCharsets.UTF_8);
+                try {
+                    Files.move(tmp, store, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, store, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException | RuntimeException unwritable) {
+            // the next send hashes again
+        }
+    }
+}
