@@ -219,7 +219,13 @@ class ZeroCopyAndHashCacheTest {
                 session.addTo(ch.pipeline());
             }
         }, streams(1)).sync();
-        Thread.sleep(400);
+        // change it once the receiver holds part of it (the rate limit leaves about 1.5 s of sending)
+        Path part = inbox.resolve(".moving.bin.ferry-part");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((!Files.exists(part) || Files.size(part) < 200_000) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(Files.size(part) >= 200_000, "the transfer started");
         byte[] changed = Files.readAllBytes(f);
         changed[10] ^= 1;
         Files.write(f, changed);
