@@ -7,6 +7,7 @@ import io.ferry.cli.report.JsonSummary;
 import io.ferry.cli.tls.ReceiverTls;
 import io.ferry.cli.tls.SenderCertificateCheck;
 import io.ferry.cli.transfer.FileOutcome;
+import io.ferry.cli.transfer.Checksum;
 import io.ferry.cli.transfer.FileReceiveSession;
 import io.ferry.cli.transfer.SenderLimits;
 import io.ferry.cli.transfer.SharedSecret;
@@ -38,7 +39,8 @@ import java.util.concurrent.CompletableFuture;
 /** {@code ferry receive --listen URI --dir DIR}. */
 @Command(name = "receive", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Receive files into a directory until stopped (Ctrl-C), from many senders at once.",
-                "Each file is written to a hidden .NAME.ferry-part file and renamed to NAME only after its SHA-256 matched; "
+                "Each file is written to a hidden .NAME.ferry-part file and renamed to NAME only after its checksum (the sender's "
+                        + "--checksum: CRC-32C by default, or SHA-256) matched; "
                         + "an interrupted transfer leaves the .ferry-part file for the next send to resume from."},
         footer = {"", "Examples:",
                 "  ferry receive --listen tcp://0.0.0.0:9000 --dir ./inbox",
@@ -122,6 +124,11 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Address the metrics endpoint listens on (default: ${DEFAULT-VALUE}, this machine only).")
     String metricsAddress;
 
+    @Option(names = "--checksum", paramLabel = "NAME", converter = ChecksumConverter.class,
+            description = "Take files only from senders that check them with this checksum (crc32c or sha256); others are "
+                    + "refused with one line before they offer anything. Default: either, as each sender chooses.")
+    Checksum requiredChecksum;
+
     @Option(names = "--json", description = "Print one JSON line per stored or failed file on stdout instead of text.")
     boolean json;
 
@@ -202,6 +209,9 @@ final class ReceiveCommand implements Callable<Integer> {
                     if (sessionToken != null) {
                         session.requireToken(sessionToken);
                     }
+                    if (requiredChecksum != null) {
+                        session.requireChecksum(requiredChecksum);
+                    }
                     session.addTo(ch.pipeline());
                     if (sessionTls != null) {
                         sessionTls.addTo(ch.pipeline());
@@ -260,15 +270,16 @@ final class ReceiveCommand implements Callable<Integer> {
                 synchronized (out) {
                     if (json) {
                         out.println(JsonSummary.write(Map.of("event", f.status().name().toLowerCase(Locale.ROOT), "name", f.name(),
-                                "bytes", f.size(), "transferred", f.transferred(), "resumedFrom", f.resumedFrom(), "sha256", f.sha256Hex(),
+                                "bytes", f.size(), "transferred", f.transferred(), "resumedFrom", f.resumedFrom(), "checksum", f.checksum().label(), "digest", f.digestHex(),
                                 "seconds", f.elapsed().toNanos() / 1e9, "storedAt", f.storedAt().map(Path::toString).orElse(""))));
                     } else if (f.status() == FileOutcome.Status.ALREADY_PRESENT) {
-                        out.printf(Locale.ROOT, "already present: %s (%s), sha256 %s verified%n", f.name(), Sizes.bytes(f.size()), f.sha256Hex());
+                        out.printf(Locale.ROOT, "already present: %s (%s), %s %s verified%n", f.name(), Sizes.bytes(f.size()),
+                                f.checksum().label(), f.digestHex());
                     } else {
-                        out.printf(Locale.ROOT, "received %s (%s) in %s at %s%s, sha256 %s verified, stored as %s%n", f.name(),
+                        out.printf(Locale.ROOT, "received %s (%s) in %s at %s%s, %s %s verified, stored as %s%n", f.name(),
                                 Sizes.bytes(f.size()), Sizes.seconds(f.elapsed().toNanos() / 1e9), Sizes.rate(f.bytesPerSecond()),
                                 f.resumedFrom() > 0 ? " (resumed after " + Sizes.bytes(f.resumedFrom()) + ")" : "",
-                                f.sha256Hex(), f.storedAt().map(Path::toString).orElse("?"));
+                                f.checksum().label(), f.digestHex(), f.storedAt().map(Path::toString).orElse("?"));
                     }
                     out.flush();
                 }

@@ -6,6 +6,7 @@ import io.ferry.cli.report.JsonSummary;
 import io.ferry.cli.tls.SenderTls;
 import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.FileSendSession;
+import io.ferry.cli.transfer.Checksum;
 import io.ferry.cli.transfer.HashCache;
 import io.ferry.cli.transfer.Failures;
 import io.ferry.cli.transfer.ProgressListener;
@@ -35,11 +36,11 @@ import java.util.concurrent.Callable;
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
         customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
-                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--no-hash-cache] [--no-zero-copy] [--as=NAME] PATH... URI",
+                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--checksum=NAME] [--no-hash-cache] [--no-zero-copy] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
-                + "connection, and wait until the receiver has verified every one with SHA-256.",
+                + "connection, and wait until the receiver has verified every one (CRC-32C, or SHA-256 with --checksum sha256).",
                 "An interrupted transfer resumes: sending again skips what the receiver already holds and verified, "
-                        + "and files it already has with the same SHA-256."},
+                        + "and files it already has with the same checksum."},
         footer = {"", "Examples:",
                 "  ferry send big.iso tcp://host:9000",
                 "  ferry send photos/ notes.txt utp://host:9000 --json",
@@ -104,9 +105,15 @@ final class SendCommand implements Callable<Integer> {
     @Option(names = "--limit-rate", paramLabel = "RATE", description = "Send at most this many bytes per second, e.g. 10M.")
     String limitRate;
 
+    @Option(names = "--checksum", paramLabel = "NAME", converter = ChecksumConverter.class, defaultValue = "crc32c",
+            description = "How both ends check each file: crc32c (default; CRC-32C, catches corruption at ~60 GB/s) or sha256 "
+                    + "(a cryptographic digest, the value sha256sum prints; ~1.4 GB/s, slower than a fast link).")
+    Checksum checksum;
+
     @Option(names = "--no-hash-cache",
-            description = "Hash every file afresh. By default a file's SHA-256 is remembered in ~/.cache/ferry/sha256-cache "
-                    + "($XDG_CACHE_HOME) with its size, modification time and inode, and used again while all three match.")
+            description = "Read every file afresh for its checksum. By default a file's checksum is remembered in "
+                    + "~/.cache/ferry/CHECKSUM-cache ($XDG_CACHE_HOME) with its size, modification time and inode, and used "
+                    + "again while all three match.")
     boolean noHashCache;
 
     @Option(names = "--no-zero-copy",
@@ -212,13 +219,13 @@ final class SendCommand implements Callable<Integer> {
         for (FileOutcome f : result.files()) {
             switch (f.status()) {
                 case STORED:
-                    human.printf(Locale.ROOT, "sent %s (%s) to %s in %s at %s%s, sha256 %s verified by the receiver%n", f.name(),
+                    human.printf(Locale.ROOT, "sent %s (%s) to %s in %s at %s%s, %s %s verified by the receiver%n", f.name(),
                             Sizes.bytes(f.size()), uri, Sizes.seconds(f.elapsed().toNanos() / 1e9), Sizes.rate(f.bytesPerSecond()),
-                            f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "", f.sha256Hex());
+                            f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "", f.checksum().label(), f.digestHex());
                     break;
                 case ALREADY_PRESENT:
-                    human.printf(Locale.ROOT, "%s (%s) is already at the receiver with sha256 %s; nothing sent%n", f.name(),
-                            Sizes.bytes(f.size()), f.sha256Hex());
+                    human.printf(Locale.ROOT, "%s (%s) is already at the receiver with %s %s; nothing sent%n", f.name(),
+                            Sizes.bytes(f.size()), f.checksum().label(), f.digestHex());
                     break;
                 case FAILED:
                 default:
@@ -237,8 +244,8 @@ final class SendCommand implements Callable<Integer> {
     }
 
     private SendSettings settings() {
-        SendSettings settings = SendSettings.defaults().withZeroCopy(!noZeroCopy)
-                .withHashCache(noHashCache ? null : HashCache.inUserCacheDirectory());
+        SendSettings settings = SendSettings.defaults().withZeroCopy(!noZeroCopy).withChecksum(checksum)
+                .withHashCache(noHashCache ? null : HashCache.inUserCacheDirectory(checksum));
         try {
             settings = settings.withChunkSize((int) Math.min(Integer.MAX_VALUE, Sizes.parse(chunkSize)));
         } catch (IllegalArgumentException e) {

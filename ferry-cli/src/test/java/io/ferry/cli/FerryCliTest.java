@@ -206,7 +206,8 @@ class FerryCliTest {
         assertEquals(4, summary.get("perFile").size());
         for (JsonNode f : summary.get("perFile")) {
             assertEquals("stored", f.get("status").asText(), f.toString());
-            assertEquals(64, f.get("sha256").asText().length());
+            assertEquals("crc32c", f.get("checksum").asText(), "the default checksum");
+            assertEquals(8, f.get("digest").asText().length());
         }
         assertTrue(sender.errText().contains("sent payload.bin (2.9 MiB) to " + uri), "human lines go to stderr with --json: " + sender.errText());
         assertEquals(0, receiver.finish(), () -> "receive --once exits 0; stderr: " + receiver.errText());

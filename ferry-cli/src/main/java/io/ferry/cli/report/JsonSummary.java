@@ -38,7 +38,7 @@ public final class JsonSummary {
     }
 
     /** One file. */
-    public record File(String name, long bytes, long transferred, long resumedFrom, String status, String sha256,
+    public record File(String name, long bytes, long transferred, long resumedFrom, String status, String checksum, String digest,
                        double seconds, String message) {
     }
 
@@ -64,7 +64,7 @@ public final class JsonSummary {
 
     private static File file(FileOutcome f) {
         return new File(f.name(), f.size(), f.transferred(), f.resumedFrom(), f.status().name().toLowerCase(java.util.Locale.ROOT),
-                f.sha256Hex().isEmpty() ? null : f.sha256Hex(), f.elapsed().toNanos() / 1e9, f.ok() ? null : f.message());
+                f.checksum().label(), f.digestHex().isEmpty() ? null : f.digestHex(), f.elapsed().toNanos() / 1e9, f.ok() ? null : f.message());
     }
 
     static Connection connection(TransportStatistics s) {

@@ -6,7 +6,7 @@ import java.nio.channels.FileChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
-/** SHA-256, which every Java platform must provide. */
+/** SHA-256 (which every Java platform must provide) and how files are fed to a {@link Checksum}'s digest. */
 final class Digests {
     private Digests() {
     }
@@ -37,10 +37,13 @@ final class Digests {
 
     /** The digest so far, leaving {@code digest} able to continue. */
     static byte[] peek(MessageDigest digest) {
+        if (digest instanceof Checksum.Crc32cDigest) {
+            return ((Checksum.Crc32cDigest) digest).current();
+        }
         try {
             return ((MessageDigest) digest.clone()).digest();
         } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException("SHA-256 implementation cannot be cloned", e);
+            throw new IllegalStateException(digest.getAlgorithm() + " implementation cannot be cloned", e);
         }
     }
 }

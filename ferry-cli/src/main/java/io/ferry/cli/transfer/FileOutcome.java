@@ -14,18 +14,19 @@ import java.util.Optional;
  * @param resumedFrom bytes the receiver already held and verified, not sent again
  * @param status      stored, already present, or failed
  * @param message     why it failed, or what the receiver said
- * @param sha256      the content's SHA-256 when known
+ * @param digest      the content's checksum when known
+ * @param checksum    which checksum {@code digest} is
  * @param elapsed     from the offer to the verdict
  * @param storedAt    where the receiver stored it (receiver side only)
  */
 public record FileOutcome(String name, long size, long transferred, long resumedFrom, Status status, String message,
-                          Optional<byte[]> sha256, Duration elapsed, Optional<Path> storedAt) {
+                          Optional<byte[]> digest, Checksum checksum, Duration elapsed, Optional<Path> storedAt) {
 
     /** How a file ended. */
     public enum Status {
         /** Moved, verified and renamed into place. */
         STORED,
-        /** The receiver already had it with the same SHA-256; nothing was sent. */
+        /** The receiver already had it with the same checksum; nothing was sent. */
         ALREADY_PRESENT,
         /** Refused or failed; {@link #message()} says why. */
         FAILED
@@ -36,9 +37,9 @@ public record FileOutcome(String name, long size, long transferred, long resumed
         return status != Status.FAILED;
     }
 
-    /** The SHA-256 in lower-case hex, or an empty string. */
-    public String sha256Hex() {
-        return sha256.map(HexFormat.of()::formatHex).orElse("");
+    /** The checksum in lower-case hex, or an empty string. */
+    public String digestHex() {
+        return digest.map(HexFormat.of()::formatHex).orElse("");
     }
 
     /** Transferred bytes per second. */

@@ -28,7 +28,7 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
 /**
  * The receiving side of a ferry session: accepts each offered file with what is already here (for
  * resuming), writes and hashes its content on {@link DiskThreads}, renames it into place only when
- * the sender's SHA-256 matches, and answers each file with a verdict.
+ * the sender's checksum ({@link Checksum}) matches, and answers each file with a verdict.
  *
  * <p>Backpressure: content waiting for the disk is counted; above a high-water mark the channel stops
  * reading ({@code autoRead} off), so the transport's window closes and the sender stops, and reading
@@ -67,6 +67,10 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private byte[] senderNonce;
     /** Whether the sender may offer files: it passed the AUTH step (and, with a token, proved it holds it). */
     private boolean admitted;
+    /** How the sender checks content (from its AUTH). */
+    private Checksum checksum;
+    /** The only checksum this receiver takes, or {@code null} for either. */
+    private Checksum requiredChecksum;
     private boolean helloSeen;
     private boolean ended;
     private boolean anyFailed;
@@ -135,6 +139,17 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         return this;
     }
 
+    /**
+     * Lets in only senders that check content with {@code required} ({@code ferry receive --checksum}); call
+     * before {@link #addTo}. A sender with another is refused before it can offer a file.
+     *
+     * @return this session
+     */
+    public FileReceiveSession requireChecksum(Checksum required) {
+        this.requiredChecksum = required;
+        return this;
+    }
+
     /** Adds the frame decoder and this session to a pipeline (after any TLS handler). */
     public void addTo(ChannelPipeline pipeline) {
         pipeline.addLast("ferry-frames", new FrameDecoder());
@@ -198,15 +213,26 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         if (token != null) {
             receiverNonce = SharedSecret.nonce();
         }
-        ctx.writeAndFlush(Frames.auth(ctx.alloc(), RECEIVER_AUTH, receiverNonce));
+        ctx.writeAndFlush(Frames.receiverAuth(ctx.alloc(), receiverNonce));
     }
 
-    /** The sender's AUTH: whether it has a token, and its nonce. Nothing else is read before it. */
+    /** The sender's AUTH: whether it has a token, the session's checksum, and its nonce. Nothing else is read before it. */
     private void onSenderAuth(ByteBuf in) {
-        if (senderNonce != null || admitted) {
+        if (senderNonce != null || admitted || checksum != null) {
             throw new IllegalStateException("a second AUTH frame");
         }
         int mode = in.readUnsignedByte();
+        int checksumId = in.readUnsignedByte();
+        checksum = Checksum.ofWireId(checksumId);
+        if (checksum == null) {
+            throw new IllegalStateException("unknown checksum " + checksumId + " in its AUTH frame");
+        }
+        if (requiredChecksum != null && checksum != requiredChecksum) {
+            refuseSender("it checks content with " + checksum.label() + ", and this receiver takes files only with "
+                    + requiredChecksum.label() + " (--checksum " + requiredChecksum.label() + "; send with --checksum "
+                    + requiredChecksum.label() + ")");
+            return;
+        }
         if (mode == MODE_TOKEN) {
             if (in.readableBytes() != SharedSecret.NONCE_BYTES) {
                 throw new IllegalStateException("an AUTH frame with a nonce of " + in.readableBytes() + " bytes");
@@ -308,7 +334,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             }
             case END: {
                 Open f = open.get(in.readInt());
-                byte[] theirs = new byte[DIGEST_LENGTH];
+                byte[] theirs = new byte[checksum.length()];
                 in.readBytes(theirs);
                 if (f != null) {
                     f.disk.execute(() -> onDisk(f, () -> {
@@ -407,11 +433,11 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     }
 
     private void claimed(int id, long size, String name, Path target) {
-        Open f = new Open(new IncomingFile(id, name, size, target, overwrite));
+        Open f = new Open(new IncomingFile(id, name, size, target, overwrite, checksum));
         open.put(id, f);
         f.disk.execute(() -> onDisk(f, () -> {
             IncomingFile.Accept accept = f.file.prepare(directory);
-            ctx.writeAndFlush(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), accept.sha256()));
+            ctx.writeAndFlush(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), checksum, accept.checksum()));
         }));
     }
 
@@ -454,9 +480,10 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         IN_USE.remove(f.file.target, this);
         FileOutcome outcome = new FileOutcome(f.file.name, f.file.size, f.file.size - f.file.resumedFrom(), f.file.resumedFrom(),
                 status == STATUS_STORED ? FileOutcome.Status.STORED : FileOutcome.Status.ALREADY_PRESENT,
-                status == STATUS_STORED ? "stored" : "already present", Optional.of(f.file.sha256),
+                status == STATUS_STORED ? "stored" : "already present", Optional.of(f.file.checksumValue), checksum,
                 Duration.ofNanos(System.nanoTime() - f.file.startNanos), Optional.of(f.file.target));
-        String message = (status == STATUS_STORED ? "stored " : "already present: ") + f.file.name + " sha256=" + outcome.sha256Hex();
+        String message = (status == STATUS_STORED ? "stored " : "already present: ") + f.file.name + " " + checksum.label() + "="
+                + outcome.digestHex();
         ctx.executor().execute(() -> {
             open.remove(f.file.id);
             ctx.writeAndFlush(Frames.verdict(ctx.alloc(), f.file.id, status, message));

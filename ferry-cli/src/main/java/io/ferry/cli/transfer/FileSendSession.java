@@ -55,7 +55,7 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
  * <p><b>Zero-copy.</b> Where the channel writes a {@link io.netty.channel.FileRegion} to a kernel TCP socket
  * (plain TCP, or a striped channel of one TCP stream, and no {@link SslHandler}), each DATA frame is a small
  * header buffer followed by a {@link DefaultFileRegion} of the file, which native epoll sends with
- * {@code sendfile}: the content never enters the JVM. The SHA-256 is then computed by reading the file once
+ * {@code sendfile}: the content never enters the JVM. The checksum is then computed by reading the file once
  * on its disk queue, beside the sending, and END waits for it. Elsewhere (TLS, uTP, UDT, several streams)
  * chunks are read into buffers and hashed as they are read.
  *
@@ -63,7 +63,7 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
  * key match a remembered digest is not hashed again ({@link HashCache}). Either way, when its content has
  * been handed to the channel the file's size and modification time are read again, and a file that changed
  * since it was opened fails (its digest would not describe what was sent); the receiver's verification of
- * the SHA-256 catches what the modification time does not show.
+ * the checksum catches what the modification time does not show.
  */
 public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
@@ -90,13 +90,13 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         boolean lastRead;
         final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
         long sent;
-        byte[] sha256;
+        byte[] digestValue;
         FileOutcome outcome;
         /** Zero-copy: the source the regions of this file share (event loop's copy of {@link #source}). */
         SourceFile regions;
         /** Whether every content byte was handed to the channel (END follows once the digest is known). */
         boolean contentDone;
-        /** Whether {@link #sha256} came from the hash cache. */
+        /** Whether {@link #digestValue} came from the hash cache. */
         boolean cached;
         // disk
         SourceFile source;
@@ -215,7 +215,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (token != null) {
             senderNonce = SharedSecret.nonce();
         }
-        ctx.write(Frames.auth(ctx.alloc(), SENDER_AUTH, senderNonce));
+        ctx.write(Frames.senderAuth(ctx.alloc(), settings.checksum(), senderNonce));
         helloTimeout = ctx.executor().schedule(() -> {
             if (!helloReceived) {
                 failSession(peer + " did not answer as a ferry receiver within " + settings.handshakeSeconds() + " s");
@@ -340,7 +340,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 Outgoing file = file(in.readInt());
                 int kind = in.readUnsignedByte();
                 long offset = in.readLong();
-                byte[] theirs = new byte[DIGEST_LENGTH];
+                byte[] theirs = new byte[settings.checksum().length()];
                 in.readBytes(theirs);
                 if (file != null && file.state == State.OFFERED) {
                     file.state = State.PREPARING;
@@ -386,7 +386,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             if (size < file.size()) {
                 throw new IOException("it shrank from " + file.size() + " to " + size + " bytes since it was listed");
             }
-            file.digest = Digests.sha256();
+            file.digest = settings.checksum().newDigest();
             if (offset > 0 && offset <= file.size() && (kind == KIND_PARTIAL || kind == KIND_EXISTING)) {
                 Digests.update(file.digest, file.source.channel, offset);
                 if (Arrays.equals(Digests.peek(file.digest), theirs)) {
@@ -405,7 +405,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         byte[] complete = from == file.size() ? file.digest.digest() : null;
         if (complete != null) {
             closeSource(file);
-        } else if (settings.hashCache() != null && file.stat.size() == file.size()) {
+        } else if (settings.hashCache() != null && settings.hashCache().checksum() == settings.checksum()
+                && file.stat.size() == file.size()) {
             byte[] remembered = settings.hashCache().lookup(file.entry.source(), file.stat).orElse(null);
             if (remembered != null) {
                 file.digest = null; // nothing to hash: the receiver verifies the content against this digest
@@ -456,7 +457,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     /** On the disk queue: keeps the digest of a whole file hashed from its start for the next send. */
     private void remember(Outgoing file, byte[] sha256, long hashedFrom) {
         HashCache cache = settings.hashCache();
-        if (cache == null || hashedFrom != 0 || file.stat.size() != file.size()) {
+        if (cache == null || cache.checksum() != settings.checksum() || hashedFrom != 0 || file.stat.size() != file.size()) {
             return;
         }
         try {
@@ -592,7 +593,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         progress.fileStarted(file.id, file.entry.name(), file.size(), from);
         ctx.write(Frames.start(ctx.alloc(), file.id, from));
         if (completeDigest != null) {
-            file.sha256 = completeDigest;
+            file.digestValue = completeDigest;
             endFile(file);
             ctx.flush();
             return;
@@ -608,14 +609,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (file.state != State.STREAMING || result.isDone()) {
             return;
         }
-        file.sha256 = sha256;
+        file.digestValue = sha256;
         file.cached = fromCache;
         maybeEnd(file);
     }
 
     /** Ends a file whose content was all handed to the channel and whose digest is known, if it did not change. */
     private void maybeEnd(Outgoing file) {
-        if (file.contentDone && file.sha256 != null && file.state == State.STREAMING) {
+        if (file.contentDone && file.digestValue != null && file.state == State.STREAMING) {
             file.disk.execute(() -> checkUnchanged(file));
         }
     }
@@ -644,7 +645,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         file.ready.add(frame);
         if (sha256 != null) {
-            file.sha256 = sha256;
+            file.digestValue = sha256;
         }
         pump();
     }
@@ -746,7 +747,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private void endFile(Outgoing file) {
         file.state = State.ENDED;
-        ctx.write(Frames.end(ctx.alloc(), file.id, file.sha256));
+        ctx.write(Frames.end(ctx.alloc(), file.id, file.digestValue));
         active--;
         offerMore();
     }
@@ -792,7 +793,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         file.disk.execute(() -> closeSource(file));
         long resumed = status == FileOutcome.Status.FAILED && file.startOffset == 0 ? 0 : file.startOffset;
         file.outcome = new FileOutcome(file.entry.name(), file.size(), file.sent, resumed, status, message,
-                Optional.ofNullable(file.sha256), Duration.ofNanos(System.nanoTime() - file.offeredNanos), Optional.empty());
+                Optional.ofNullable(file.digestValue), settings.checksum(), Duration.ofNanos(System.nanoTime() - file.offeredNanos), Optional.empty());
         progress.fileFinished(file.id, status != FileOutcome.Status.FAILED);
     }
 

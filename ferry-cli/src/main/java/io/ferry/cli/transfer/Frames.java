@@ -20,10 +20,18 @@ final class Frames {
         return alloc.buffer(HELLO_LENGTH).writeBytes(MAGIC).writeByte(VERSION);
     }
 
-    /** AUTH: the mode and, with a token, this side's nonce. */
-    static ByteBuf auth(ByteBufAllocator alloc, int type, byte[] nonceOrNull) {
+    /** The receiver's AUTH: the mode and, with a token, its nonce. */
+    static ByteBuf receiverAuth(ByteBufAllocator alloc, byte[] nonceOrNull) {
         int length = 1 + (nonceOrNull == null ? 0 : nonceOrNull.length);
-        ByteBuf buf = header(alloc, type, length).writeByte(nonceOrNull == null ? MODE_OPEN : MODE_TOKEN);
+        ByteBuf buf = header(alloc, RECEIVER_AUTH, length).writeByte(nonceOrNull == null ? MODE_OPEN : MODE_TOKEN);
+        return nonceOrNull == null ? buf : buf.writeBytes(nonceOrNull);
+    }
+
+    /** The sender's AUTH: the mode, the checksum of the session and, with a token, its nonce. */
+    static ByteBuf senderAuth(ByteBufAllocator alloc, Checksum checksum, byte[] nonceOrNull) {
+        int length = 2 + (nonceOrNull == null ? 0 : nonceOrNull.length);
+        ByteBuf buf = header(alloc, SENDER_AUTH, length).writeByte(nonceOrNull == null ? MODE_OPEN : MODE_TOKEN)
+                .writeByte(checksum.wireId());
         return nonceOrNull == null ? buf : buf.writeBytes(nonceOrNull);
     }
 
@@ -53,8 +61,8 @@ final class Frames {
         return alloc.ioBuffer(DATA_HEADER).writeByte(DATA).writeInt(4 + contentLength).writeInt(id);
     }
 
-    static ByteBuf end(ByteBufAllocator alloc, int id, byte[] sha256) {
-        return header(alloc, END, 4 + DIGEST_LENGTH).writeInt(id).writeBytes(sha256);
+    static ByteBuf end(ByteBufAllocator alloc, int id, byte[] checksum) {
+        return header(alloc, END, 4 + checksum.length).writeInt(id).writeBytes(checksum);
     }
 
     static ByteBuf abort(ByteBufAllocator alloc, int id, String reason) {
@@ -62,9 +70,10 @@ final class Frames {
         return header(alloc, ABORT, 4 + 2 + r.length).writeInt(id).writeShort(r.length).writeBytes(r);
     }
 
-    static ByteBuf accept(ByteBufAllocator alloc, int id, int kind, long offset, byte[] sha256) {
-        return header(alloc, ACCEPT, 4 + 1 + 8 + DIGEST_LENGTH).writeInt(id).writeByte(kind).writeLong(offset)
-                .writeBytes(sha256 == null ? new byte[DIGEST_LENGTH] : sha256);
+    /** ACCEPT with the checksum of what is held ({@code null}: nothing, zeros of {@code checksum}'s length). */
+    static ByteBuf accept(ByteBufAllocator alloc, int id, int kind, long offset, Checksum checksum, byte[] held) {
+        return header(alloc, ACCEPT, 4 + 1 + 8 + checksum.length()).writeInt(id).writeByte(kind).writeLong(offset)
+                .writeBytes(held == null ? new byte[checksum.length()] : held);
     }
 
     static ByteBuf verdict(ByteBufAllocator alloc, int id, int status, String message) {

@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The SHA-256 of files a sender hashed before, so that sending the same file again does not read it twice
+ * The checksums ({@link Checksum}) of files a sender read before, so that sending the same file again does not read it twice
  * (once to hash, once to send). An entry is kept per absolute path together with the file's size, its
  * modification time (nanoseconds) and its file key (device and inode on Linux), and is used only while all
  * three still match the file ({@link #lookup}); a sender also re-reads them when the file has been sent and
@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * <p>A file modified less than {@link #RACY_NANOS} before it was hashed is not remembered: its
  * modification time may not change again when it is written within the same clock tick.
  *
- * <p>One text file (by default {@code $XDG_CACHE_HOME/ferry/sha256-cache}, else {@code ~/.cache/ferry/...}),
+ * <p>One text file per checksum (by default {@code $XDG_CACHE_HOME/ferry/crc32c-cache} or {@code .../sha256-cache},
+ * else {@code ~/.cache/ferry/...}),
  * at most {@link #MAX_ENTRIES} lines, the least recently stored dropped first; rewritten atomically. Thread-safe.
  */
 public final class HashCache {
@@ -52,18 +53,25 @@ public final class HashCache {
     }
 
     private final Path store;
+    private final Checksum checksum;
     private Map<String, Entry> entries;
 
-    /** A cache kept in {@code store} (created on the first {@link #remember}). */
-    public HashCache(Path store) {
+    /** A cache of {@code checksum} values kept in {@code store} (created on the first {@link #remember}). */
+    public HashCache(Path store, Checksum checksum) {
         this.store = store;
+        this.checksum = checksum;
     }
 
-    /** The cache in the user's cache directory. */
-    public static HashCache inUserCacheDirectory() {
+    /** The cache of {@code checksum} values in the user's cache directory. */
+    public static HashCache inUserCacheDirectory(Checksum checksum) {
         String xdg = System.getenv("XDG_CACHE_HOME");
         Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
-        return new HashCache(base.resolve("ferry").resolve("sha256-cache"));
+        return new HashCache(base.resolve("ferry").resolve(checksum.label() + "-cache"), checksum);
+    }
+
+    /** Which checksum this cache remembers. */
+    public Checksum checksum() {
+        return checksum;
     }
 
     /** Where the entries are kept. */
@@ -71,18 +79,21 @@ public final class HashCache {
         return store;
     }
 
-    /** The remembered SHA-256 of {@code file} if its size, modification time and file key are still {@code now}'s. */
+    /** The remembered checksum of {@code file} if its size, modification time and file key are still {@code now}'s. */
     public synchronized Optional<byte[]> lookup(Path file, Stat now) {
         Entry e = entries().get(key(file));
         return e != null && e.stat.equals(now) ? Optional.of(e.sha256.clone()) : Optional.empty();
     }
 
     /**
-     * Remembers {@code sha256} for {@code file}, hashed from {@code hashedFrom} (read before hashing began) and
+     * Remembers {@code sha256} (a value of this cache's checksum) for {@code file}, hashed from {@code hashedFrom} (read before hashing began) and
      * still so when it ended ({@code after}); a file that changed meanwhile, or was modified within
      * {@link #RACY_NANOS} of {@code hashStartNanos} (wall clock, epoch nanoseconds), is not remembered.
      */
     public synchronized void remember(Path file, Stat hashedFrom, Stat after, long hashStartNanos, byte[] sha256) {
+        if (sha256.length != checksum.length()) {
+            throw new IllegalArgumentException("a " + sha256.length + "-byte value in a cache of " + checksum.label());
+        }
         String key = key(file);
         if (!hashedFrom.equals(after) || hashStartNanos - hashedFrom.modifiedNanos() < RACY_NANOS
                 || key.indexOf('\n') >= 0 || key.indexOf('\t') >= 0) {
@@ -114,7 +125,7 @@ public final class HashCache {
             try {
                 for (String line : Files.readAllLines(store, StandardCharsets.UTF_8)) {
                     String[] f = line.split("\t", 5);
-                    if (f.length == 5 && f[0].length() == 64) {
+                    if (f.length == 5 && f[0].length() == 2 * checksum.length()) {
                         try {
                             entries.put(f[4], new Entry(new Stat(Long.parseLong(f[1]), Long.parseLong(f[2]), f[3]),
                                     HexFormat.of().parseHex(f[0])));
@@ -140,7 +151,7 @@ public final class HashCache {
         }
         try {
             Files.createDirectories(store.getParent());
-            Path tmp = Files.createTempFile(store.getParent(), ".sha256-cache", ".tmp");
+            Path tmp = Files.createTempFile(store.getParent(), "." + store.getFileName(), ".tmp");
             try {
                 Files.write(tmp, lines, StandardCharsets.UTF_8);
                 try {

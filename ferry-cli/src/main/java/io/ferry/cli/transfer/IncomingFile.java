@@ -20,13 +20,13 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
 /**
  * One file being received, with its disk operations. Every method except the constructor runs on the
  * file's own disk queue, never on the event loop. Content goes to {@code .NAME.ferry-part} next to
- * the target and is renamed to NAME only after the SHA-256 of the whole content matched; the
+ * the target and is renamed to NAME only after the checksum of the whole content matched; the
  * {@code .ferry-part} file survives a lost connection so the next send can resume from it.
  */
 final class IncomingFile {
 
     /** What {@link #prepare} found. */
-    record Accept(int kind, long offset, byte[] sha256) {
+    record Accept(int kind, long offset, byte[] checksum) {
     }
 
     final int id;
@@ -35,6 +35,7 @@ final class IncomingFile {
     final Path target;
     final Path partial;
     final boolean overwrite;
+    final Checksum checksum;
     final long startNanos = System.nanoTime();
 
     private FileChannel out;
@@ -45,7 +46,8 @@ final class IncomingFile {
     private volatile long position;
     private boolean keepPartial = true;
 
-    IncomingFile(int id, String name, long size, Path target, boolean overwrite) {
+    IncomingFile(int id, String name, long size, Path target, boolean overwrite, Checksum checksum) {
+        this.checksum = checksum;
         this.id = id;
         this.name = name;
         this.size = size;
@@ -71,7 +73,7 @@ final class IncomingFile {
         if (!parent.toRealPath().startsWith(directory.toRealPath())) {
             throw new RefusedException(name + ": refused file name: resolves outside the receiving directory through a link");
         }
-        digest = Digests.sha256();
+        digest = checksum.newDigest();
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
                 throw new RefusedException(name + " exists in the receiving directory and is not a regular file");
@@ -153,7 +155,7 @@ final class IncomingFile {
     }
 
     /**
-     * Compares the sender's SHA-256 with ours and, if they match, renames the file into place.
+     * Compares the sender's checksum with ours and, if they match, renames the file into place.
      *
      * @return the status to report
      * @throws RefusedException on a mismatch (the partial file is deleted) or if the target appeared meanwhile
@@ -165,10 +167,11 @@ final class IncomingFile {
         byte[] ours = kind == KIND_EXISTING ? digestOfExisting() : digest.digest();
         if (!Arrays.equals(ours, theirs)) {
             keepPartial = false;
-            throw new RefusedException("SHA-256 of " + name + " does not match: received " + java.util.HexFormat.of().formatHex(ours)
-                    + ", sender computed " + java.util.HexFormat.of().formatHex(theirs) + "; the received data was discarded");
+            throw new RefusedException(checksum.label() + " of " + name + " does not match: received "
+                    + java.util.HexFormat.of().formatHex(ours) + ", sender computed " + java.util.HexFormat.of().formatHex(theirs)
+                    + "; the received data was discarded");
         }
-        sha256 = ours;
+        checksumValue = ours;
         if (kind == KIND_EXISTING) {
             return STATUS_ALREADY_PRESENT;
         }
@@ -183,7 +186,8 @@ final class IncomingFile {
     }
 
     private byte[] existingDigest;
-    byte[] sha256;
+    /** The verified checksum of the whole content, once {@link #finish} matched it. */
+    byte[] checksumValue;
 
     private byte[] digestOfExisting() {
         return existingDigest;

@@ -3,15 +3,18 @@ package io.ferry.cli.transfer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The ferry file-transfer wire format, version 3: one session per connection, many files in flight,
- * resumable, senders optionally chosen by a shared secret. All integers are big-endian.
+ * The ferry file-transfer wire format, version 4: one session per connection, many files in flight,
+ * resumable, senders optionally chosen by a shared secret, content verified with a checksum the sender
+ * chooses. All integers are big-endian.
  *
  * <pre>
- * both sides first:  hello   "FERRY" u8 version=3           (the sender sends it, the receiver answers it)
+ * both sides first:  hello   "FERRY" u8 version=4           (the sender sends it, the receiver answers it)
  * then frames:       u8 type  u32 length  payload[length]
  *
- * who may send (version 3), before any other frame in either direction
- *   sender → receiver    AUTH   6  u8 mode  [nonceS[32]]     mode 0: no token; 1: --token-file, a fresh nonce follows
+ * who may send, and how content is checked, before any other frame in either direction
+ *   sender → receiver    AUTH   6  u8 mode  u8 checksum  [nonceS[32]]
+ *                                  mode 0: no token; 1: --token-file, a fresh nonce follows;
+ *                                  checksum 1: CRC-32C (C = 4 bytes); 2: SHA-256 (C = 32 bytes), for every file
  *   receiver → sender    AUTH  19  u8 mode  [nonceR[32]]     sent with the receiver's hello, same modes
  *   with mode 1 on both sides, in this order:
  *   sender → receiver    PROOF  7  hmac[32]                 HMAC-SHA256(secret, "ferry sender proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 3 token")
@@ -21,14 +24,14 @@ import java.nio.charset.StandardCharsets;
  *   OFFER   1  u32 id  i64 size  u16 n  name[n]         a '/'-separated relative path, UTF-8
  *   START   2  u32 id  i64 offset                       content follows from offset (0: from the beginning)
  *   DATA    3  u32 id  bytes                            the next bytes of file id
- *   END     4  u32 id  sha256[32]                       SHA-256 of the whole file, resumed prefix included
+ *   END     4  u32 id  checksum[C]                      the checksum of the whole file, resumed prefix included
  *   ABORT   5  u32 id  u16 n  reason[n]                 the sender gave up on file id (e.g. the source vanished)
  * receiver → sender
- *   ACCEPT  16 u32 id  u8 kind  i64 offset  sha256[32]  kind 0: new (offset 0); 1: a partial file of offset
- *                                                       bytes whose SHA-256 is given; 2: the file exists with
- *                                                       this size and SHA-256
+ *   ACCEPT  16 u32 id  u8 kind  i64 offset  checksum[C] kind 0: new (offset 0, checksum zero); 1: a partial file
+ *                                                       of offset bytes with this checksum; 2: the file exists
+ *                                                       with this size and checksum
  *   VERDICT 17 u32 id  u8 status  u16 n  message[n]     status 0: stored and verified; 1: refused or failed;
- *                                                       2: already present with the same SHA-256
+ *                                                       2: already present with the same checksum
  *   ERROR   18 u16 n  message[n]                        the session cannot go on (e.g. the disk is full); closes
  * </pre>
  *
@@ -44,10 +47,10 @@ import java.nio.charset.StandardCharsets;
  * <p>A sender offers files (several may be in flight at once; their DATA frames interleave), the
  * receiver accepts each with what it already holds, the sender checks the held prefix against its own
  * file and starts from there (or from 0 if it differs), and the receiver renames a file into place
- * only after the SHA-256 of the whole content matched. The sender closes the connection once every
+ * only after the checksum of the whole content matched ({@link Checksum}). The sender closes the connection once every
  * file has a verdict.
  *
- * <p>Version 1 (one file per connection, no resume) is refused with a message the old version can
+ * <p>Other versions are refused with a message naming both versions. Version 1 (one file per connection, no resume) is refused with a message the old version can
  * read: a receiver answers a version-1 offer with a version-1 verdict, and a sender recognises a
  * version-1 verdict in place of a hello.
  */
@@ -55,9 +58,8 @@ public final class TransferProtocol {
 
     static final byte[] MAGIC = "FERRY".getBytes(StandardCharsets.US_ASCII);
     /** The version this implementation speaks. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     static final int HELLO_LENGTH = MAGIC.length + 1;
-    static final int DIGEST_LENGTH = 32;
     static final int MAX_NAME_BYTES = 4096;
     /** Largest frame payload accepted: a 16 MiB chunk plus its id. */
     static final int MAX_FRAME = (16 << 20) + 64;

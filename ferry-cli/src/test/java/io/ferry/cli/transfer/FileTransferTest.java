@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
@@ -28,7 +29,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.ByteBuffer;
 import java.security.MessageDigest;
+import java.util.zip.CRC32C;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -94,7 +97,8 @@ class FileTransferTest {
         assertSame(loose, inbox.resolve("loose.bin"));
         for (FileOutcome f : outcome.sent().files()) {
             assertEquals(FileOutcome.Status.STORED, f.status(), f.toString());
-            assertArrayEquals(sha256(outbox.resolve(f.name())), f.sha256().orElseThrow(), f.name());
+            assertEquals(Checksum.CRC32C, f.checksum(), "the default checksum");
+            assertArrayEquals(crc32c(outbox.resolve(f.name())), f.digest().orElseThrow(), f.name());
         }
         assertNoPartialFiles();
     }
@@ -147,7 +151,7 @@ class FileTransferTest {
         FileOutcome sent = outcome.sent().files().get(0);
         assertEquals(1_234_567, sent.resumedFrom());
         assertEquals(2_000_000 - 1_234_567, sent.transferred());
-        assertArrayEquals(sha256(source), sent.sha256().orElseThrow(), "the final SHA-256 covers the whole file");
+        assertArrayEquals(crc32c(source), sent.digest().orElseThrow(), "the final checksum covers the whole file");
         assertSame(source, inbox.resolve("resume.bin"));
         assertNoPartialFiles();
     }
@@ -226,7 +230,7 @@ class FileTransferTest {
         ByteBuf v1Offer = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(name.length).writeBytes(name).writeLong(3);
         String reply = rawExchange(receiver.port(), v1Offer);
         assertTrue(reply.startsWith("FERRY\u0001"), "a version-1 verdict with status 1 (failed): " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 3; upgrade the sender"), reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 4; upgrade the sender"), reply);
         assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("version 1"));
     }
 
@@ -235,7 +239,7 @@ class FileTransferTest {
         Receiver oldReceiver = fakeReceiver(Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(5)
                 .writeBytes("nope!".getBytes(StandardCharsets.US_ASCII)));
         SessionResult result = sendTo(oldReceiver, SendPlan.of(List.of(file("x.bin", 100, 11))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 3"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 4"),
                 result.failure().toString());
     }
 
@@ -245,9 +249,9 @@ class FileTransferTest {
         ByteBuf v2 = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(2);
         writeAndRelease(v2, Frames.offer(v2.alloc(), 0, 3, "old.bin"));
         String reply = rawExchange(receiver.port(), v2);
-        assertTrue(reply.startsWith("FERRY\u0003"), "the receiver's own hello: " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 3"), reply);
-        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 3"));
+        assertTrue(reply.startsWith("FERRY" + (char) TransferProtocol.VERSION), "the receiver's own hello: " + reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 4"), reply);
+        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 4"));
         assertNothingIn(inbox);
     }
 
@@ -258,15 +262,15 @@ class FileTransferTest {
         reply.writeBytes(error);
         error.release();
         SessionResult result = sendTo(fakeReceiver(reply), SendPlan.of(List.of(file("x.bin", 100, 13))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 3"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 4"),
                 result.failure().toString());
     }
 
     @Test
     void aReceiverWithATokenRefusesASenderWithoutOneBeforeReadingItsOffer() throws Exception {
         Receiver receiver = receiver(true, FileReceiveSession.DEFAULT_TAKEOVER, SECRET);
-        ByteBuf request = hello3();
-        writeAndRelease(request, Frames.auth(request.alloc(), TransferProtocol.SENDER_AUTH, null));
+        ByteBuf request = helloOfThisVersion();
+        writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, null));
         writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "sneaked.bin"));
         String reply = rawExchange(receiver.port(), request);
         assertTrue(reply.contains("takes files only from senders holding its shared secret (--token-file)"), reply);
@@ -277,8 +281,8 @@ class FileTransferTest {
     @Test
     void aReceiverWithATokenRefusesAForgedProofAndNeverProvesItself() throws Exception {
         Receiver receiver = receiver(true, FileReceiveSession.DEFAULT_TAKEOVER, SECRET);
-        ByteBuf request = hello3();
-        writeAndRelease(request, Frames.auth(request.alloc(), TransferProtocol.SENDER_AUTH, SharedSecret.nonce()));
+        ByteBuf request = helloOfThisVersion();
+        writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, SharedSecret.nonce()));
         writeAndRelease(request, Frames.proof(request.alloc(), TransferProtocol.SENDER_PROOF, new byte[SharedSecret.PROOF_BYTES]));
         writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "forged.bin"));
         String reply = rawExchange(receiver.port(), request);
@@ -325,8 +329,8 @@ class FileTransferTest {
 
     @Test
     void aSenderWithATokenRefusesAReceiverThatCannotProveItHoldsIt() throws Exception {
-        ByteBuf reply = hello3();
-        writeAndRelease(reply, Frames.auth(reply.alloc(), TransferProtocol.RECEIVER_AUTH, SharedSecret.nonce()));
+        ByteBuf reply = helloOfThisVersion();
+        writeAndRelease(reply, Frames.receiverAuth(reply.alloc(), SharedSecret.nonce()));
         writeAndRelease(reply, Frames.proof(reply.alloc(), TransferProtocol.RECEIVER_PROOF, new byte[SharedSecret.PROOF_BYTES]));
         FileSendSession session = new FileSendSession(SendPlan.of(List.of(file("x.bin", 100, 14))), SendSettings.defaults(),
                 ProgressListener.NONE).useToken(SECRET);
@@ -389,7 +393,7 @@ class FileTransferTest {
         }).sync().channel();
         ByteBufAllocator alloc = client.alloc();
         client.write(Frames.hello(alloc));
-        client.write(Frames.auth(alloc, TransferProtocol.SENDER_AUTH, null));
+        client.write(Frames.senderAuth(alloc, Checksum.CRC32C, null));
         client.write(Frames.offer(alloc, 0, size, name));
         client.write(Frames.start(alloc, 0, 0));
         ByteBuf data = Frames.dataHeader(alloc, 0, sent);
@@ -428,8 +432,50 @@ class FileTransferTest {
         stalled.close().sync();
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    void withSha256BothEndsComputeTheFilesSha256IncludingAResumedPrefix(String scheme) throws Exception {
+        Path source = file("sha.bin", 2_500_000, 31);
+        Files.write(inbox.resolve(".sha.bin.ferry-part"), Arrays.copyOf(Files.readAllBytes(source), 1_000_000));
+        LoopbackTransfer.Outcome outcome = LoopbackTransfer.run(ferry, scheme, ChannelOptions.empty(), SendPlan.of(List.of(source)),
+                inbox, SendSettings.defaults().withChecksum(Checksum.SHA256), ProgressListener.NONE, 30);
+        FileOutcome sent = outcome.sent().files().get(0);
+        assertTrue(sent.ok(), sent.toString());
+        assertEquals(1_000_000, sent.resumedFrom(), "the held prefix was compared by its SHA-256");
+        assertEquals(Checksum.SHA256, sent.checksum());
+        assertArrayEquals(sha256(source), sent.digest().orElseThrow(), "the value sha256sum prints");
+        assertArrayEquals(sha256(source), outcome.received().get(0).digest().orElseThrow());
+        assertEquals(Checksum.SHA256, outcome.received().get(0).checksum());
+        assertSame(source, inbox.resolve("sha.bin"));
+    }
+
     @Test
-    void corruptedContentIsDetectedAndDiscarded() throws Exception {
+    void aReceiverRequiringSha256RefusesACrc32cSenderBeforeItsOffer() throws Exception {
+        Receiver receiver = receiver(true, FileReceiveSession.DEFAULT_TAKEOVER, null, Checksum.SHA256);
+        SessionResult result = sendTo(receiver, SendPlan.of(List.of(file("weak.bin", 1000, 32))));
+        assertFalse(result.ok());
+        assertTrue(result.failure().orElseThrow().contains("takes files only with sha256 (--checksum sha256; send with --checksum sha256)"),
+                result.failure().toString());
+        String logged = receiver.failures.poll(5, TimeUnit.SECONDS);
+        assertTrue(logged != null && logged.startsWith("refused the sender at 127.0.0.1:") && logged.contains("checks content with crc32c"),
+                String.valueOf(logged));
+        assertNothingIn(inbox);
+    }
+
+    @Test
+    void anUnknownChecksumInAuthEndsTheSessionWithAProtocolError() throws Exception {
+        Receiver receiver = receiver(true);
+        ByteBuf request = helloOfThisVersion();
+        request.writeByte(TransferProtocol.SENDER_AUTH).writeInt(2).writeByte(TransferProtocol.MODE_OPEN).writeByte(99);
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "odd.bin"));
+        String reply = rawExchange(receiver.port(), request);
+        assertTrue(reply.contains("protocol error: unknown checksum 99 in its AUTH frame"), reply);
+        assertNothingIn(inbox);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Checksum.class)
+    void corruptedContentIsDetectedAndDiscarded(Checksum checksum) throws Exception {
         Receiver receiver = receiver(true);
         LinkedBlockingQueue<String> replies = new LinkedBlockingQueue<>();
         Channel client = ferry.connect("tcp://127.0.0.1:" + receiver.port(), new ChannelInboundHandlerAdapter() {
@@ -441,11 +487,11 @@ class FileTransferTest {
         }).sync().channel();
         ByteBufAllocator alloc = client.alloc();
         client.write(Frames.hello(alloc));
-        client.write(Frames.auth(alloc, TransferProtocol.SENDER_AUTH, null));
+        client.write(Frames.senderAuth(alloc, checksum, null));
         client.write(Frames.offer(alloc, 0, 4, "bad.bin"));
         client.write(Frames.start(alloc, 0, 0));
         client.write(Frames.dataHeader(alloc, 0, 4).writeBytes(new byte[]{1, 2, 3, 4}));
-        client.writeAndFlush(Frames.end(alloc, 0, new byte[32])); // not the SHA-256 of the content
+        client.writeAndFlush(Frames.end(alloc, 0, new byte[checksum.length()])); // zeros: not the checksum of 1 2 3 4
         StringBuilder all = new StringBuilder();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!all.toString().contains("does not match") && System.nanoTime() < deadline) {
@@ -469,6 +515,12 @@ class FileTransferTest {
 
     private static byte[] sha256(Path file) throws Exception {
         return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+    }
+
+    private static byte[] crc32c(Path file) throws Exception {
+        CRC32C crc = new CRC32C();
+        crc.update(Files.readAllBytes(file));
+        return ByteBuffer.allocate(4).putInt((int) crc.getValue()).array();
     }
 
     /** Waits until {@code file} holds at least {@code size} bytes; fails, saying what it saw, after 10 s. */
@@ -506,7 +558,7 @@ class FileTransferTest {
     private static final byte[] SECRET_BYTES = "correct horse battery staple".getBytes(StandardCharsets.US_ASCII);
     private static final SharedSecret SECRET = SharedSecret.of(SECRET_BYTES);
 
-    private static ByteBuf hello3() {
+    private static ByteBuf helloOfThisVersion() {
         return Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(TransferProtocol.VERSION);
     }
 
@@ -525,24 +577,7 @@ class FileTransferTest {
     }
 
     private Receiver receiver(boolean overwrite, Duration takeover, SharedSecret token) throws InterruptedException {
-        LinkedBlockingQueue<String> failures = new LinkedBlockingQueue<>();
-        ReceiverEvents events = new ReceiverEvents() {
-            @Override
-            public void stored(FileOutcome outcome) {
-            }
-
-            @Override
-            public void failed(String message) {
-                failures.add(message);
-            }
-        };
-        Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                new FileReceiveSession(inbox, overwrite, events, takeover).requireToken(token).addTo(ch.pipeline());
-            }
-        }).sync().channel();
-        return new Receiver(server, failures);
+        return receiver(overwrite, takeover, token, null);
     }
 
     private Receiver receiver(boolean overwrite) throws InterruptedException {
@@ -550,6 +585,11 @@ class FileTransferTest {
     }
 
     private Receiver receiver(boolean overwrite, Duration takeover) throws InterruptedException {
+        return receiver(overwrite, takeover, null, null);
+    }
+
+    /** A receiver into {@code inbox}, with a token and a required checksum where not {@code null}. */
+    private Receiver receiver(boolean overwrite, Duration takeover, SharedSecret token, Checksum required) throws InterruptedException {
         LinkedBlockingQueue<String> failures = new LinkedBlockingQueue<>();
         ReceiverEvents events = new ReceiverEvents() {
             @Override
@@ -564,7 +604,14 @@ class FileTransferTest {
         Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                new FileReceiveSession(inbox, overwrite, events, takeover).addTo(ch.pipeline());
+                FileReceiveSession session = new FileReceiveSession(inbox, overwrite, events, takeover);
+                if (token != null) {
+                    session.requireToken(token);
+                }
+                if (required != null) {
+                    session.requireChecksum(required);
+                }
+                session.addTo(ch.pipeline());
             }
         }).sync().channel();
         return new Receiver(server, failures);

@@ -9,6 +9,8 @@ import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,14 +136,14 @@ class ZeroCopyAndHashCacheTest {
 
     @Test
     void theCacheAnswersOnlyWhileSizeModificationTimeAndFileKeyMatch() throws Exception {
-        HashCache cache = new HashCache(tmp.resolve("cache/sha256-cache"));
+        HashCache cache = new HashCache(tmp.resolve("cache/sha256-cache"), Checksum.SHA256);
         Path f = file("a.bin", 10_000, 8);
         Files.setLastModifiedTime(f, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         HashCache.Stat stat = HashCache.Stat.of(f);
         byte[] sha = sha256(f);
         cache.remember(f, stat, stat, System.currentTimeMillis() * 1_000_000L, sha);
         assertArrayEquals(sha, cache.lookup(f, HashCache.Stat.of(f)).orElseThrow());
-        assertArrayEquals(sha, new HashCache(cache.store()).lookup(f, HashCache.Stat.of(f)).orElseThrow(), "kept on disk");
+        assertArrayEquals(sha, new HashCache(cache.store(), Checksum.SHA256).lookup(f, HashCache.Stat.of(f)).orElseThrow(), "kept on disk");
 
         Files.setLastModifiedTime(f, FileTime.fromMillis(System.currentTimeMillis() - 30_000));
         assertTrue(cache.lookup(f, HashCache.Stat.of(f)).isEmpty(), "another modification time");
@@ -160,7 +162,7 @@ class ZeroCopyAndHashCacheTest {
 
     @Test
     void aFileModifiedJustBeforeHashingIsNotRemembered() throws Exception {
-        HashCache cache = new HashCache(tmp.resolve("cache/sha256-cache"));
+        HashCache cache = new HashCache(tmp.resolve("cache/sha256-cache"), Checksum.SHA256);
         Path f = file("fresh.bin", 10_000, 9);
         HashCache.Stat stat = HashCache.Stat.of(f);
         cache.remember(f, stat, stat, stat.modifiedNanos() + HashCache.RACY_NANOS / 2, sha256(f));
@@ -170,20 +172,21 @@ class ZeroCopyAndHashCacheTest {
         assertTrue(cache.lookup(f, stat).isEmpty(), "it changed while it was hashed");
     }
 
-    @Test
-    void aRepeatedSendUsesTheRememberedDigestAndAStaleOneFailsTheFileAndIsForgotten() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Checksum.class)
+    void aRepeatedSendUsesTheRememberedDigestAndAStaleOneFailsTheFileAndIsForgotten(Checksum checksum) throws Exception {
         int port = receiver();
-        HashCache cache = new HashCache(tmp.resolve("cache/sha256-cache"));
-        SendSettings settings = SendSettings.defaults().withHashCache(cache);
+        HashCache cache = new HashCache(tmp.resolve("cache/" + checksum.label() + "-cache"), checksum);
+        SendSettings settings = SendSettings.defaults().withChecksum(checksum).withHashCache(cache);
         Path f = file("a.bin", 2_000_000, 10);
         Files.setLastModifiedTime(f, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         assertTrue(send(port, 1, settings, f).result().get().ok());
-        assertArrayEquals(sha256(f), cache.lookup(f, HashCache.Stat.of(f)).orElseThrow(), "remembered after the first send");
+        assertArrayEquals(checksum.newDigest().digest(Files.readAllBytes(f)), cache.lookup(f, HashCache.Stat.of(f)).orElseThrow(), "remembered after the first send");
 
         Files.delete(inbox.resolve("a.bin"));
         SessionResult again = send(port, 1, settings, f).result().get();
         assertTrue(again.ok(), again.toString());
-        assertArrayEquals(sha256(f), again.files().get(0).sha256().orElseThrow());
+        assertArrayEquals(checksum.newDigest().digest(Files.readAllBytes(f)), again.files().get(0).digest().orElseThrow());
 
         // the content changes while size and modification time stay: the remembered digest is stale
         HashCache.Stat before = HashCache.Stat.of(f);
@@ -194,7 +197,7 @@ class ZeroCopyAndHashCacheTest {
         assertEquals(before, HashCache.Stat.of(f));
         Files.delete(inbox.resolve("a.bin"));
         SessionResult stale = send(port, 1, settings, f).result().get();
-        assertFalse(stale.ok(), "the receiver's SHA-256 does not match the remembered one");
+        assertFalse(stale.ok(), "the receiver's checksum does not match the remembered one");
         assertTrue(stale.files().get(0).message().contains("does not match"), stale.files().get(0).message());
         assertFalse(Files.exists(inbox.resolve("a.bin")), "nothing wrong was stored");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
