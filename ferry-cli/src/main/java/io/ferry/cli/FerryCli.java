@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = FerryCli.Version.class,
         description = {"Move files and directories over any Ferry transport, chosen by URI scheme (tcp://, utp:// alias ledbat://, "
-                + "udt:// when installed), verified end to end with SHA-256, resumable, optionally over TLS.",
+                + "udt:// when installed), verified end to end (CRC-32C, or SHA-256 with --checksum sha256), resumable, optionally over TLS.",
                 "Start with: ferry demo"},
         subcommands = {SendCommand.class, ReceiveCommand.class, DemoCommand.class, KeygenCommand.class, CommandLine.HelpCommand.class,
                 AutoComplete.GenerateCompletion.class},
