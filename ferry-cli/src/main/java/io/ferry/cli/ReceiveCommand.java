@@ -232,6 +232,7 @@ final class ReceiveCommand implements Callable<Integer> {
                 human.printf(Locale.ROOT, "TLS certificate %s%s; senders: ferry send --tls --pin %s%s ...%n", receiverTls.fingerprint(),
                         cert == null ? " (self-signed, generated now)" : "", receiverTls.fingerprint(),
                         senderCheck != null ? " --cert FILE --key FILE" : "");
+                human.printf(Locale.ROOT, "TLS engine: %s%n", receiverTls.engine());
             }
             if (metrics != null) {
                 InetSocketAddress m = metrics.address();

@@ -114,7 +114,8 @@ class FerryJarIT {
         String uri = null;
         String pin = null;
         String metrics = null;
-        for (String line; (uri == null || pin == null || metrics == null) && (line = lines.readLine()) != null; ) {
+        String engine = null;
+        for (String line; (uri == null || pin == null || metrics == null || engine == null) && (line = lines.readLine()) != null; ) {
             Matcher m;
             if ((m = LISTENING.matcher(line)).find()) {
                 uri = m.group(1);
@@ -122,9 +123,21 @@ class FerryJarIT {
                 pin = m.group(1);
             } else if ((m = METRICS.matcher(line)).find()) {
                 metrics = m.group(1);
+            } else if (line.startsWith("TLS engine: ")) {
+                engine = line.substring("TLS engine: ".length());
             }
         }
-        assertTrue(uri != null && pin != null && metrics != null, "the receiver printed where it listens, its pin and its meters");
+        assertTrue(uri != null && pin != null && metrics != null && engine != null,
+                "the receiver printed where it listens, its pin, its TLS engine and its meters");
+        String arch = System.getProperty("os.arch").equals("amd64") ? "x86_64" : System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "";
+        Path libDir = JAR.resolveSibling("lib");
+        try (var lib = Files.isDirectory(libDir) ? Files.list(libDir) : java.util.stream.Stream.<Path>empty()) {
+            if (!arch.isEmpty() && lib.anyMatch(f -> f.getFileName().toString().endsWith("-linux-" + arch + ".jar"))) {
+                // the build put netty-tcnative beside the jar: the manifest's Class-Path must bring it in (minimizeJar kept
+                // Netty's OpenSSL classes), and this transfer runs on BoringSSL
+                assertTrue(engine.startsWith("BoringSSL"), "TLS through the tcnative jars beside ferry.jar: " + engine);
+            }
+        }
         // slowed down so that it is still going while the meters are scraped
         Process sender = ferry("send", "--pin", pin, "--limit-rate", "1M", source.toString(), uri);
         HttpClient http = HttpClient.newHttpClient();

@@ -36,6 +36,11 @@ public final class ReceiverTls {
         this.fingerprint = fingerprint;
     }
 
+    /** The TLS implementation this receiver runs on, in a few words ({@link TlsEngines#describe}). */
+    public String engine() {
+        return TlsEngines.describe(context);
+    }
+
     /** From a PEM certificate (chain) and a PEM PKCS#8 private key; any sender may connect. */
     public static ReceiverTls fromPem(Path certificate, Path key) throws IOException {
         return fromPem(certificate, key, null);
