@@ -81,6 +81,59 @@ class TcpTransportTest {
         return TcpSocketOptions.congestionControlName(ch.config().getOption(TcpSocketOptions.TCP_CONGESTION));
     }
 
+    /** Listens, and returns the largest single read each accepted connection saw once {@code total} bytes arrived. */
+    private CompletableFuture<Integer> largestReadOf(long total, ChannelOptions options, CompletableFuture<Channel> listener) throws InterruptedException {
+        CompletableFuture<Integer> largest = new CompletableFuture<>();
+        ChannelFuture f = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    private long received;
+                    private int max;
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        int n = ((io.netty.buffer.ByteBuf) msg).readableBytes();
+                        ReferenceCountUtil.release(msg);
+                        max = Math.max(max, n);
+                        received += n;
+                        if (received >= total) {
+                            largest.complete(max);
+                        }
+                    }
+                });
+            }
+        }, options);
+        assertTrue(f.await(10, TimeUnit.SECONDS) && f.isSuccess(), () -> "listen: " + f.cause());
+        listener.complete(f.channel());
+        return largest;
+    }
+
+    @Test
+    void readsABulkFlowInPiecesLargerThanNettysDefault() throws Exception {
+        int total = 16 << 20;
+        CompletableFuture<Channel> server = new CompletableFuture<>();
+        CompletableFuture<Integer> largest = largestReadOf(total, ChannelOptions.builder().build(), server);
+        Channel client = connect(server.get(), ChannelOptions.builder().build());
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[total]));
+        int max = largest.get(30, TimeUnit.SECONDS);
+        assertTrue(max > 64 << 10 && max <= TcpTransport.MAX_READ,
+                "a 16 MiB flow on loopback is read in pieces above Netty's 64 KiB default, up to " + TcpTransport.MAX_READ + ": largest " + max);
+        client.close().sync();
+    }
+
+    @Test
+    void aReceiveAllocatorGivenAsAnOptionReplacesTheTransportsDefault() throws Exception {
+        int total = 4 << 20;
+        CompletableFuture<Channel> server = new CompletableFuture<>();
+        CompletableFuture<Integer> largest = largestReadOf(total, ChannelOptions.builder()
+                .set(io.netty.channel.ChannelOption.RCVBUF_ALLOCATOR, new io.netty.channel.FixedRecvByteBufAllocator(4096)).build(), server);
+        Channel client = connect(server.get(), ChannelOptions.builder().build());
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[total]));
+        assertTrue(largest.get(30, TimeUnit.SECONDS) <= 4096, "reads of at most the 4096 bytes the option asked for");
+        client.close().sync();
+    }
+
     @Test
     void appliesCongestionControlPerConnectionOnClientAndServer() throws Exception {
         Assumptions.assumeTrue(epoll(), "per-connection congestion control needs native epoll (Linux)");
