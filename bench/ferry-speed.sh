@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Issue 16, speed: one run that measures, side by side on loopback with source and destination on tmpfs,
-#   iperf3 -n SIZE (memory to memory), ferry send over tcp://, ferry send --tls, scp and rsync (daemon mode),
+#   iperf3 -n SIZE (memory to memory), iperf3 -n SIZE -l 1M into a file on tmpfs (server -F), ferry send over tcp://, ferry send --tls, scp and rsync (daemon mode),
 # REPS rounds each, interleaved, and prints medians, spreads and the ratios ferry/iperf3, ferry/scp, ferry/rsync.
 #
 #   flock /tmp/ferry-build.lock bench/ferry-speed.sh [REPS] [SIZE]        (defaults: 3 1G)
 #
+# Senders run through the ./ferry launcher, as a user runs them (it picks the JVM options, see ferry-cli README,
+# Speed); with FERRY_JAR set they run as `java -jar FERRY_JAR` instead.
 # Environment: FERRY_JAR (default ferry-cli/target/ferry.jar), OUT (results directory, default
 # bench/results/DATE-ferry-speed), SEND_ARGS (extra `ferry send` options, e.g. "--chunk-size 1M"),
+# SEND_JAVA_OPTS / RECV_JAVA_OPTS (JVM options of the senders / receivers; the senders' go after the launcher's),
 # JFR=1 (record both ferry JVMs of the last plain-TCP round with Java Flight Recorder into OUT),
-# SKIP="tls scp" (names of measurements to leave out: cold tls scp rsync).
+# SKIP="tls scp" (names of measurements to leave out: iperf3-file cold tls scp rsync).
 # ferry-tcp sends with the sender's hash cache (from round 2 on the digest is remembered: the file is read
 # once, by sendfile); ferry-tcp-nocache hashes the file on every send (--no-hash-cache), as a first send does.
 # Needs iperf3, openssh-server/-client and rsync (Debian packages). It starts its own iperf3 server, sshd
@@ -49,11 +52,22 @@ now() { date +%s.%N; }
 mibs() { python3 -c "import sys; print('%.1f' % ($BYTES / 1048576 / float(sys.argv[1])))" "$1"; }
 wait_port() { for _ in $(seq 200); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.05; done; echo "nothing listens on $1"; exit 1; }
 skip() { [[ " $SKIP " == *" $1 "* ]]; }
+# send_ferry "JVM OPTIONS" ARGS...: one `ferry send`, through the launcher unless FERRY_JAR names a jar
+send_ferry() {
+  local opts=$1; shift
+  # shellcheck disable=SC2086
+  if [ -n "${FERRY_JAR:-}" ]; then java $opts -jar "$JAR" send "$@"; else FERRY_JAVA_OPTS="$opts" ./ferry send "$@"; fi
+}
 
 # iperf3
 IPORT=$(port)
 iperf3 -s -p "$IPORT" -B 127.0.0.1 > "$WORK/iperf3-server.log" 2>&1 & PIDS+=($!)
 wait_port "$IPORT"
+# iperf3 that writes what it receives into a file on the same tmpfs (-F): the kernel's own memory-to-file
+# rate, which pays for the destination's fresh pages as every file receiver here does (ferry-cli README, Speed)
+IFPORT=$(port)
+iperf3 -s -p "$IFPORT" -B 127.0.0.1 -F "$WORK/dst/iperf3.bin" > "$WORK/iperf3-file-server.log" 2>&1 & PIDS+=($!)
+wait_port "$IFPORT"
 
 # ferry receivers: plain and TLS
 FPORT=$(port); TPORT=$(port)
@@ -109,7 +123,10 @@ fi
 RESULTS=$OUT/rounds.tsv
 echo -e "round\ttool\tMiB_s\tseconds" > "$RESULTS"
 record() { echo -e "$1\t$2\t$3\t$4" >> "$RESULTS"; printf '  round %s %-14s %8s MiB/s (%ss)\n' "$1" "$2" "$3" "$4"; }
-clear_dst() { rm -f "$WORK/dst/big.bin" "$WORK/dst/.big.bin.ferry-part"; sync; }
+# Every measurement that writes a file first deletes the previous one's: on a VM that hands freed memory back to
+# its host (free page reporting), fresh pages cost far more than the ones just freed, and each tool should get
+# the same kind (ferry-cli README, Speed).
+clear_dst() { rm -f "$WORK/dst/big.bin" "$WORK/dst/.big.bin.ferry-part" "$WORK/dst/iperf3.bin"; sync; }
 
 echo "ferry speed, $STAMP, $(nproc) cores, $(uname -r), $BYTES bytes, $REPS rounds; results in $OUT"
 for r in $(seq "$REPS"); do
@@ -118,13 +135,21 @@ for r in $(seq "$REPS"); do
   secs=$(jq '.end.sum_received.seconds' <<<"$j")
   record "$r" iperf3 "$(python3 -c "print('%.1f' % ($bps / 8 / 1048576))")" "$secs"
 
+  if ! skip iperf3-file; then
+    clear_dst
+    j=$(iperf3 -c 127.0.0.1 -p "$IFPORT" -n "$SIZE" -l 1M -J)   # 1 MiB writes into the file, as ferry's reads
+    bps=$(jq '.end.sum_received.bits_per_second' <<<"$j")
+    secs=$(jq '.end.sum_received.seconds' <<<"$j")
+    record "$r" iperf3-file "$(python3 -c "print('%.1f' % ($bps / 8 / 1048576))")" "$secs"
+  fi
+
   clear_dst
   jfr=""
   if [ "${JFR:-}" = 1 ] && [ "$r" = "$REPS" ]; then
     jfr="-XX:StartFlightRecording=filename=$OUT/send.jfr,settings=profile"
     jcmd "$RECV_PID" JFR.start name=speed settings=profile filename="$OUT/receive.jfr" > /dev/null
   fi
-  j=$(java $jfr ${SEND_JAVA_OPTS:-} -jar "$JAR" send ${SEND_ARGS:-} "$FILE" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
+  j=$(send_ferry "$jfr ${SEND_JAVA_OPTS:-}" ${SEND_ARGS:-} "$FILE" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
   [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send failed: $j"; cat "$WORK/send.err"; exit 1; }
   if [ -n "$jfr" ]; then jcmd "$RECV_PID" JFR.stop name=speed > /dev/null; fi
   cmp -s "$FILE" "$WORK/dst/big.bin" || { echo "ferry: the received file differs"; exit 1; }
@@ -132,14 +157,14 @@ for r in $(seq "$REPS"); do
 
   if ! skip cold; then   # the sender hashes the file again (as on a first send)
     clear_dst
-    j=$(java ${SEND_JAVA_OPTS:-} -jar "$JAR" send ${SEND_ARGS:-} --no-hash-cache "$FILE" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
+    j=$(send_ferry "${SEND_JAVA_OPTS:-}" ${SEND_ARGS:-} --no-hash-cache "$FILE" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
     [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --no-hash-cache failed: $j"; cat "$WORK/send.err"; exit 1; }
     record "$r" ferry-tcp-nocache "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"
   fi
 
   if ! skip tls; then
     clear_dst
-    j=$(java -jar "$JAR" send ${SEND_ARGS:-} --pin "$PIN" "$FILE" "tcp://127.0.0.1:$TPORT" --json 2> "$WORK/send.err" | tail -1)
+    j=$(send_ferry "${SEND_JAVA_OPTS:-}" ${SEND_ARGS:-} --pin "$PIN" "$FILE" "tcp://127.0.0.1:$TPORT" --json 2> "$WORK/send.err" | tail -1)
     [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --tls failed: $j"; cat "$WORK/send.err"; exit 1; }
     record "$r" ferry-tcp-tls "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"
   fi
@@ -167,12 +192,13 @@ for r in rows:
     if r['tool'] not in tools: tools.append(r['tool'])
 med = {t: statistics.median(float(r['MiB_s']) for r in rows if r['tool'] == t) for t in tools}
 lines = [f"{sys.argv[3]}, {sys.argv[4]} bytes, {sys.argv[5]} rounds, loopback, tmpfs", "",
-         "| | median MiB/s | spread (min–max) | / iperf3 | ferry tcp / this |", "|---|---:|---:|---:|---:|"]
+         "| | median MiB/s | spread (min–max) | / iperf3 | / iperf3-file | ferry tcp / this |", "|---|---:|---:|---:|---:|---:|"]
 for t in tools:
     v = [float(r['MiB_s']) for r in rows if r['tool'] == t]
     ratio = med[t] / med['iperf3'] if 'iperf3' in med else float('nan')
+    to_file = med[t] / med['iperf3-file'] if 'iperf3-file' in med else float('nan')
     vs = med['ferry-tcp'] / med[t] if 'ferry-tcp' in med else float('nan')
-    lines.append(f"| {t} | {med[t]:.0f} | {min(v):.0f}–{max(v):.0f} | {ratio:.2f} | {vs:.2f} |")
+    lines.append(f"| {t} | {med[t]:.0f} | {min(v):.0f}–{max(v):.0f} | {ratio:.2f} | {to_file:.2f} | {vs:.2f} |")
 text = "\n".join(lines) + "\n"
 open(sys.argv[2], 'w').write(text)
 json.dump({"medians": med, "rounds": rows}, open(sys.argv[2].replace('.md', '.json'), 'w'), indent=1)
