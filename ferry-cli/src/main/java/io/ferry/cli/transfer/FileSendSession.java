@@ -45,8 +45,15 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
 /**
  * The sending side of a ferry session: offers the files of a {@link SendPlan}, streams up to
  * {@link SendSettings#parallelFiles()} of them at once with their chunks interleaved, resumes each
- * from what the receiver already holds once the prefix's SHA-256 matched, and completes
+ * from what the receiver already holds once the prefix's checksum matched, and completes
  * {@link #result()} when every file has a verdict.
+ *
+ * <p><b>Offers ahead.</b> Up to {@link #OFFER_AHEAD} files beyond those streaming are offered, accepted and
+ * opened (and, with zero-copy, hashed) ahead of their turn, so that each file's OFFER/ACCEPT round trip and
+ * the receiver's creating of its partial file overlap the streaming of the files before it; a prepared file
+ * starts streaming (START, then DATA) when a streaming file ends. Many small files move at the speed of the
+ * data instead of one round trip per file and slot, without interleaving more files' chunks or holding more
+ * buffers.
  *
  * <p>Files are read and hashed on {@link DiskThreads} (one ordered queue per file), never on the
  * event loop; the event loop only moves ready chunks into the channel while it is writable, so the
@@ -68,6 +75,8 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
 public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private static final int READ_AHEAD = 4;
+    /** Files offered beyond those streaming (see the class comment). */
+    static final int OFFER_AHEAD = 16;
     /** Counts a file region by the bytes it has left to send, for writability, and the rest as Netty does. */
     private static final MessageSizeEstimator REGIONS_COUNTED = () -> msg -> msg instanceof FileRegion
             ? (int) Math.min(Integer.MAX_VALUE, ((FileRegion) msg).count() - ((FileRegion) msg).transferred())
@@ -75,7 +84,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     /** Bytes read at a time to hash a file sent with zero-copy. */
     private static final int HASH_BUFFER = 1 << 20;
 
-    private enum State { WAITING, OFFERED, PREPARING, STREAMING, ENDED, DONE }
+    /** READY: prepared (opened, its start known), waiting for a streaming slot. */
+    private enum State { WAITING, OFFERED, PREPARING, READY, STREAMING, ENDED, DONE }
 
     /** One file's state. Fields marked "disk" belong to its disk queue, the rest to the event loop. */
     private final class Outgoing {
@@ -121,6 +131,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private final Executor diskPool;
     private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
     private final ArrayDeque<Outgoing> streaming = new ArrayDeque<>();
+    /** Prepared files in the order they became READY (entries no longer READY are skipped). */
+    private final ArrayDeque<Outgoing> readyToStream = new ArrayDeque<>();
 
     private ChannelHandlerContext ctx;
     private SharedSecret token;
@@ -130,7 +142,10 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private boolean admitted;
     private boolean helloReceived;
     private int nextToOffer;
+    /** Files offered and not yet ended or done: at most parallelFiles + OFFER_AHEAD. */
     private int active;
+    /** Files in state STREAMING: at most parallelFiles. */
+    private int streamingNow;
     private long startNanos;
     private long written;
     private ScheduledFuture<?> helloTimeout;
@@ -279,7 +294,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (!admitted) {
             return;
         }
-        while (nextToOffer < files.size() && active < settings.parallelFiles() && !result.isDone()) {
+        while (nextToOffer < files.size() && active < settings.parallelFiles() + OFFER_AHEAD && !result.isDone()) {
             Outgoing file = files.get(nextToOffer++);
             file.state = State.OFFERED;
             file.offeredNanos = System.nanoTime();
@@ -583,6 +598,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     // ------------------------------------------------------------------ event loop side
 
+    /** Prepared: a file with nothing left to send ends at once, any other waits for a streaming slot. */
     private void started(Outgoing file, long from, byte[] completeDigest, SourceFile source) {
         if (file.state != State.PREPARING || result.isDone()) {
             return;
@@ -590,23 +606,60 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         file.startOffset = from;
         file.nextRead = from;
         file.regions = zeroCopy ? source : null;
-        progress.fileStarted(file.id, file.entry.name(), file.size(), from);
-        ctx.write(Frames.start(ctx.alloc(), file.id, from));
         if (completeDigest != null) {
+            progress.fileStarted(file.id, file.entry.name(), file.size(), from);
+            ctx.write(Frames.start(ctx.alloc(), file.id, from));
             file.digestValue = completeDigest;
             endFile(file);
             ctx.flush();
             return;
         }
-        file.state = State.STREAMING;
-        streaming.add(file);
-        requestReads(file);
-        pump();
+        file.state = State.READY;
+        readyToStream.add(file);
+        streamNext();
+    }
+
+    /** Starts prepared files, in the order they became ready, while fewer than parallelFiles stream. */
+    private void streamNext() {
+        boolean began = false;
+        while (streamingNow < settings.parallelFiles() && !result.isDone()) {
+            Outgoing file = readyToStream.poll();
+            if (file == null) {
+                break;
+            }
+            if (file.state != State.READY) {
+                continue; // refused or aborted while it waited
+            }
+            file.state = State.STREAMING;
+            streamingNow++;
+            progress.fileStarted(file.id, file.entry.name(), file.size(), file.startOffset);
+            ctx.write(Frames.start(ctx.alloc(), file.id, file.startOffset));
+            streaming.add(file);
+            requestReads(file);
+            began = true;
+        }
+        if (began) {
+            pump();
+            ctx.flush();
+        }
+    }
+
+    /** A file leaves its place among the offers (ended, refused or aborted): offer and stream the next ones. */
+    private void released(Outgoing file, State was) {
+        if (was == State.WAITING || was == State.ENDED || was == State.DONE) {
+            return; // never offered, or its place was already given back
+        }
+        active--;
+        if (was == State.STREAMING) {
+            streamingNow--;
+        }
+        offerMore();
+        streamNext();
     }
 
     /** The file's digest is known: from the cache, or hashed beside a zero-copy sending. */
     private void hashed(Outgoing file, byte[] sha256, boolean fromCache) {
-        if (file.state != State.STREAMING || result.isDone()) {
+        if ((file.state != State.STREAMING && file.state != State.READY) || result.isDone()) {
             return;
         }
         file.digestValue = sha256;
@@ -746,17 +799,17 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     private void endFile(Outgoing file) {
+        State was = file.state;
         file.state = State.ENDED;
         ctx.write(Frames.end(ctx.alloc(), file.id, file.digestValue));
-        active--;
-        offerMore();
+        released(file, was);
     }
 
     private void onVerdict(Outgoing file, int status, String message) {
         if (status != STATUS_STORED && status != STATUS_ALREADY_PRESENT && file.cached && settings.hashCache() != null) {
             file.disk.execute(() -> settings.hashCache().forget(file.entry.source())); // e.g. a digest that no longer matched
         }
-        boolean wasActive = file.state != State.ENDED;
+        State was = file.state;
         FileOutcome.Status outcome = status == STATUS_STORED ? FileOutcome.Status.STORED
                 : status == STATUS_ALREADY_PRESENT ? FileOutcome.Status.ALREADY_PRESENT : FileOutcome.Status.FAILED;
         if (outcome != FileOutcome.Status.FAILED && file.state != State.ENDED) {
@@ -764,10 +817,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             return;
         }
         finish(file, outcome, outcome == FileOutcome.Status.FAILED ? "the receiver refused " + file.entry.name() + ": " + message : message);
-        if (wasActive) {
-            active--;
-            offerMore();
-        }
+        released(file, was);
         checkDone();
     }
 
@@ -777,12 +827,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.writeAndFlush(Frames.abort(ctx.alloc(), file.id, message));
-        boolean wasActive = file.state != State.ENDED;
+        State was = file.state;
         finish(file, FileOutcome.Status.FAILED, message);
-        if (wasActive) {
-            active--;
-            offerMore();
-        }
+        released(file, was);
         checkDone();
     }
 

@@ -142,6 +142,94 @@ class FileTransferTest {
 
     @ParameterizedTest
     @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    void offersFilesAheadButStreamsNoMoreThanParallelFilesAtOnce(String scheme) throws Exception {
+        int parallel = 2;
+        int count = FileSendSession.OFFER_AHEAD + 12;
+        List<Path> files = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            files.add(file("many/f" + i + ".bin", 40_000 + i, 100 + i));
+        }
+        // What the receiver is told, in order: {frame type, file id} of every OFFER, START and END.
+        List<int[]> seen = new ArrayList<>();
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        AtomicInteger storedCount = new AtomicInteger();
+        ReceiverEvents events = new ReceiverEvents() {
+            @Override
+            public void stored(FileOutcome outcome) {
+                if (storedCount.incrementAndGet() == count) {
+                    stored.complete(null);
+                }
+            }
+
+            @Override
+            public void failed(String message) {
+                stored.completeExceptionally(new AssertionError(message));
+            }
+        };
+        Channel server = ferry.listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                new FileReceiveSession(inbox, false, events, FileReceiveSession.DEFAULT_TAKEOVER).addTo(ch.pipeline());
+                ch.pipeline().addAfter("ferry-frames", "spy", new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        if (msg instanceof FrameDecoder.Frame) {
+                            FrameDecoder.Frame frame = (FrameDecoder.Frame) msg;
+                            if (frame.type == TransferProtocol.OFFER || frame.type == TransferProtocol.START || frame.type == TransferProtocol.END) {
+                                synchronized (seen) {
+                                    seen.add(new int[]{frame.type, frame.payload.getInt(frame.payload.readerIndex())});
+                                }
+                            }
+                        }
+                        ctx.fireChannelRead(msg);
+                    }
+                });
+            }
+        }).sync().channel();
+        try {
+            FileSendSession session = new FileSendSession(SendPlan.of(List.of(outbox.resolve("many"))),
+                    SendSettings.defaults().withParallelFiles(parallel).withChunkSize(16 * 1024), ProgressListener.NONE);
+            ferry.connect(scheme + "://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    session.addTo(ch.pipeline());
+                }
+            }).sync();
+            SessionResult result = session.result().get(30, TimeUnit.SECONDS);
+            assertTrue(result.ok(), result.toString());
+            stored.get(10, TimeUnit.SECONDS);
+        } finally {
+            server.close().sync();
+        }
+        List<int[]> frames;
+        synchronized (seen) {
+            frames = new ArrayList<>(seen);
+        }
+        int offersBeforeFirstStart = 0;
+        while (frames.get(offersBeforeFirstStart)[0] == TransferProtocol.OFFER) {
+            offersBeforeFirstStart++;
+        }
+        assertTrue(offersBeforeFirstStart > parallel, "files are offered ahead of those streaming: " + offersBeforeFirstStart);
+        assertEquals(parallel + FileSendSession.OFFER_AHEAD, offersBeforeFirstStart,
+                "files offered before the first one started: the streaming ones and the ones offered ahead");
+        int streamingNow = 0;
+        int most = 0;
+        for (int[] frame : frames) {
+            if (frame[0] == TransferProtocol.START) {
+                most = Math.max(most, ++streamingNow);
+            } else if (frame[0] == TransferProtocol.END) {
+                streamingNow--;
+            }
+        }
+        assertTrue(most >= 1 && most <= parallel, "files streaming at once (STARTed, not yet ENDed), as the receiver saw them: " + most);
+        assertEquals(count, frames.stream().filter(f -> f[0] == TransferProtocol.OFFER).count(), "every file offered once");
+        for (Path f : files) {
+            assertSame(f, inbox.resolve("many").resolve(f.getFileName().toString()));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
     void resumesFromAVerifiedPartialFileAndSendsOnlyTheRest(String scheme) throws Exception {
         Path source = file("resume.bin", 2_000_000, 4);
         byte[] content = Files.readAllBytes(source);
