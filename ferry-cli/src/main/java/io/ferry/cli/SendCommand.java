@@ -193,6 +193,9 @@ final class SendCommand implements Callable<Integer> {
                 return 1;
             }
             SessionResult result = session.result().get();
+            if (settings.hashCache() != null) {
+                settings.hashCache().flush(); // before the process exits: remember() writes at most once a second
+            }
             report(human, err, uri, result);
             if (json) {
                 out.println(JsonSummary.write(JsonSummary.of(uri, target.scheme(), result)

@@ -31,11 +31,18 @@ import java.util.concurrent.TimeUnit;
  * <p>One text file per checksum (by default {@code $XDG_CACHE_HOME/ferry/crc32c-cache} or {@code .../sha256-cache},
  * else {@code ~/.cache/ferry/...}),
  * at most {@link #MAX_ENTRIES} lines, the least recently stored dropped first; rewritten atomically. Thread-safe.
+ *
+ * <p>Writing: {@link #remember} rewrites the store at most once per {@link #SAVE_INTERVAL_NANOS} (the first
+ * time at once), so that a send of many files does not rewrite it once per file; {@link #flush} writes what
+ * is still unwritten and is due when a send ends ({@code ferry send} calls it, {@link FileSendSession} too when
+ * its session completes). {@link #forget} writes at once: a stale entry must not outlive the process.
  */
 public final class HashCache {
 
-    /** The most entries kept. */
-    public static final int MAX_ENTRIES = 4096;
+    /** The most entries kept (a store of this many lines of 100-byte paths is about 12 MB). */
+    public static final int MAX_ENTRIES = 65_536;
+    /** The least time between two writes of the store by {@link #remember}. */
+    public static final long SAVE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long before hashing a file must have been last modified for its digest to be remembered. */
     public static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -55,6 +62,10 @@ public final class HashCache {
     private final Path store;
     private final Checksum checksum;
     private Map<String, Entry> entries;
+    /** Whether entries changed since the store was last written. */
+    private boolean dirty;
+    /** When the store was last written ({@link System#nanoTime()}); none yet: {@code null}. */
+    private Long savedNanos;
 
     /** A cache of {@code checksum} values kept in {@code store} (created on the first {@link #remember}). */
     public HashCache(Path store, Checksum checksum) {
@@ -105,7 +116,17 @@ public final class HashCache {
         while (all.size() > MAX_ENTRIES) {
             all.remove(all.keySet().iterator().next());
         }
-        save();
+        dirty = true;
+        if (savedNanos == null || System.nanoTime() - savedNanos >= SAVE_INTERVAL_NANOS) {
+            save();
+        }
+    }
+
+    /** Writes the entries remembered since the store was last written, if any. */
+    public synchronized void flush() {
+        if (dirty) {
+            save();
+        }
     }
 
     /** Drops what is remembered for {@code file}. */
@@ -143,6 +164,8 @@ public final class HashCache {
 
     /** Writes every entry to a temporary file and moves it over the store; a cache that cannot be written is no error. */
     private void save() {
+        dirty = false;
+        savedNanos = System.nanoTime();
         List<String> lines = new ArrayList<>(entries.size());
         for (Map.Entry<String, Entry> e : entries.entrySet()) {
             Stat s = e.getValue().stat;

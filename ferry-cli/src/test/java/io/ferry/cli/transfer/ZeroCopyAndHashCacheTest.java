@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -158,6 +159,33 @@ class ZeroCopyAndHashCacheTest {
         Files.move(replaced, f, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         assertEquals(stat.size(), HashCache.Stat.of(f).size());
         assertTrue(cache.lookup(f, HashCache.Stat.of(f)).isEmpty(), "another file (inode) under the same name");
+    }
+
+    @Test
+    void manyFilesRememberedAtOnceAreWrittenOnceAndAllOfThemOnFlush() throws Exception {
+        HashCache cache = new HashCache(tmp.resolve("cache/crc32c-cache"), Checksum.CRC32C);
+        int count = 200;
+        List<Path> files = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Path f = file("m" + i + ".bin", 100, 20 + i);
+            Files.setLastModifiedTime(f, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+            files.add(f);
+        }
+        long now = System.currentTimeMillis() * 1_000_000L;
+        for (Path f : files) {
+            HashCache.Stat stat = HashCache.Stat.of(f);
+            cache.remember(f, stat, stat, now, Checksum.CRC32C.newDigest().digest(Files.readAllBytes(f)));
+        }
+        // The first entry was written at once; the rest waits for the interval or flush(), not one rewrite per file.
+        // (Only a pause of a second between two of these remember() calls would write more, never all.)
+        long onDisk = Files.readAllLines(cache.store()).size();
+        assertTrue(onDisk >= 1 && onDisk < count, "lines in the store before flush(): " + onDisk);
+        cache.flush();
+        assertEquals(count, Files.readAllLines(cache.store()).size(), "every entry after flush()");
+        HashCache reread = new HashCache(cache.store(), Checksum.CRC32C);
+        for (Path f : files) {
+            assertTrue(reread.lookup(f, HashCache.Stat.of(f)).isPresent(), "kept on disk: " + f);
+        }
     }
 
     @Test
