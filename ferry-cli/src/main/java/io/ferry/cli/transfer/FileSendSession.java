@@ -81,8 +81,6 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private static final MessageSizeEstimator REGIONS_COUNTED = () -> msg -> msg instanceof FileRegion
             ? (int) Math.min(Integer.MAX_VALUE, ((FileRegion) msg).count() - ((FileRegion) msg).transferred())
             : DefaultMessageSizeEstimator.DEFAULT.newHandle().size(msg);
-    /** Bytes read at a time to hash a file sent with zero-copy. */
-    private static final int HASH_BUFFER = 1 << 20;
 
     /** READY: prepared (opened, its start known), waiting for a streaming slot. */
     private enum State { WAITING, OFFERED, PREPARING, READY, STREAMING, ENDED, DONE }
@@ -146,6 +144,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private int active;
     /** Files in state STREAMING: at most parallelFiles. */
     private int streamingNow;
+    /** Files in state DONE (checked on every verdict: a count, not a scan of thousands of files). */
+    private int filesDone;
     private long startNanos;
     private long written;
     private ScheduledFuture<?> helloTimeout;
@@ -445,11 +445,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (file.source == null) {
             return; // aborted meanwhile
         }
-        ByteBuffer buffer = ByteBuffer.allocateDirect(HASH_BUFFER);
+        ByteBuffer buffer = Digests.buffer();
         try {
             long position = from;
             while (position < file.size()) {
-                buffer.clear().limit((int) Math.min(HASH_BUFFER, file.size() - position));
+                buffer.clear().limit((int) Math.min(buffer.capacity(), file.size() - position));
                 int n = file.source.channel.read(buffer, position);
                 if (n < 0) {
                     throw new IOException("it shrank while being sent (ended after " + position + " of " + file.size() + " bytes)");
@@ -835,6 +835,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private void finish(Outgoing file, FileOutcome.Status status, String message) {
         file.state = State.DONE;
+        filesDone++;
         streaming.remove(file);
         releaseReady(file);
         file.disk.execute(() -> closeSource(file));
@@ -845,7 +846,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     private void checkDone() {
-        if (result.isDone() || files.stream().anyMatch(f -> f.state != State.DONE)) {
+        if (result.isDone() || filesDone < files.size()) {
             return;
         }
         complete(Optional.empty());
@@ -879,6 +880,10 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             // e.g. an embedded channel in a test: no statistics
         }
         List<FileOutcome> outcomes = files.stream().map(f -> f.outcome).toList();
+        HashCache cache = settings.hashCache();
+        if (cache != null) {
+            diskPool.execute(cache::flush); // what remember() left for later (ferry send also flushes before it exits)
+        }
         progress.sessionFinished();
         result.complete(new SessionResult(outcomes, Duration.ofNanos(System.nanoTime() - startNanos), stats, failure));
     }
