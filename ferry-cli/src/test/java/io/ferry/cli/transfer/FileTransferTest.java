@@ -189,13 +189,7 @@ class FileTransferTest {
         try {
             FileSendSession session = new FileSendSession(SendPlan.of(List.of(outbox.resolve("many"))),
                     SendSettings.defaults().withParallelFiles(parallel).withChunkSize(16 * 1024), ProgressListener.NONE);
-            ferry.connect(scheme + "://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), new ChannelInitializer<Channel>() {
-                @Override
-                protected void initChannel(Channel ch) {
-                    session.addTo(ch.pipeline());
-                }
-            }).sync();
-            SessionResult result = session.result().get(30, TimeUnit.SECONDS);
+            SessionResult result = run(scheme + "://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), session, 30);
             assertTrue(result.ok(), result.toString());
             stored.get(10, TimeUnit.SECONDS);
         } finally {
@@ -403,13 +397,7 @@ class FileTransferTest {
         int port = ((java.net.InetSocketAddress) server.localAddress()).getPort();
         FileSendSession session = new FileSendSession(SendPlan.of(List.of(source)), SendSettings.defaults(), ProgressListener.NONE)
                 .useToken(SharedSecret.of(SECRET_BYTES.clone()));
-        ferry.connect(scheme + "://127.0.0.1:" + port, new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                session.addTo(ch.pipeline());
-            }
-        }).sync();
-        SessionResult result = session.result().get(30, TimeUnit.SECONDS);
+        SessionResult result = run(scheme + "://127.0.0.1:" + port, session, 30);
         assertTrue(result.ok(), result.toString());
         assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("secret-ok.bin")));
         server.close().sync();
@@ -423,13 +411,7 @@ class FileTransferTest {
         FileSendSession session = new FileSendSession(SendPlan.of(List.of(file("x.bin", 100, 14))), SendSettings.defaults(),
                 ProgressListener.NONE).useToken(SECRET);
         Receiver impostor = fakeReceiver(reply);
-        ferry.connect("tcp://127.0.0.1:" + impostor.port(), new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                session.addTo(ch.pipeline());
-            }
-        }).sync();
-        SessionResult result = session.result().get(20, TimeUnit.SECONDS);
+        SessionResult result = run("tcp://127.0.0.1:" + impostor.port(), session, 20);
         assertTrue(result.failure().orElseThrow().contains("does not hold this shared secret (--token-file): nothing sent"),
                 result.failure().toString());
         assertEquals(0, result.files().get(0).transferred());
@@ -440,13 +422,7 @@ class FileTransferTest {
         Receiver open = receiver(true);
         FileSendSession session = new FileSendSession(SendPlan.of(List.of(file("x.bin", 100, 15))), SendSettings.defaults(),
                 ProgressListener.NONE).useToken(SECRET);
-        ferry.connect("tcp://127.0.0.1:" + open.port(), new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                session.addTo(ch.pipeline());
-            }
-        }).sync();
-        SessionResult result = session.result().get(20, TimeUnit.SECONDS);
+        SessionResult result = run("tcp://127.0.0.1:" + open.port(), session, 20);
         assertTrue(result.failure().orElseThrow().contains("has no shared secret (it runs without --token-file): nothing sent"),
                 result.failure().toString());
         assertNothingIn(inbox);
@@ -730,13 +706,18 @@ class FileTransferTest {
 
     private SessionResult sendTo(Receiver receiver, SendPlan plan) throws Exception {
         FileSendSession session = new FileSendSession(plan, SendSettings.defaults(), ProgressListener.NONE);
-        ferry.connect("tcp://127.0.0.1:" + receiver.port(), new ChannelInitializer<Channel>() {
+        return run("tcp://127.0.0.1:" + receiver.port(), session, 20);
+    }
+
+    /** Connects {@code session} to {@code uri} and waits up to {@code seconds} for its result. */
+    private SessionResult run(String uri, FileSendSession session, int seconds) throws Exception {
+        ferry.connect(uri, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
                 session.addTo(ch.pipeline());
             }
         }).sync();
-        return session.result().get(20, TimeUnit.SECONDS);
+        return session.result().get(seconds, TimeUnit.SECONDS);
     }
 
     /** Sends raw bytes and collects everything the peer says until it closes. */
