@@ -5,7 +5,7 @@
 #
 #   flock /tmp/ferry-build.lock bench/ferry-many-files.sh [REPS] [FILES] [FILE_SIZE]    (defaults: 3 1024 1M)
 #
-# Environment: PARALLEL (the --parallel values, default "1 4 8 16 32"), OUT (results directory, default
+# Environment: PARALLEL (the --parallel values, default "1 4 8 16 32"), SEND_JAVA_OPTS, OUT (results directory, default
 # bench/results/DATE-ferry-many-files), SEND_ARGS (extra `ferry send` options), FERRY_JAR (run senders as
 # `java -jar FERRY_JAR` instead of through the ./ferry launcher), SKIP="rsync".
 # The files are spread over 16 directories. Each round deletes the previous destination tree just before each
@@ -32,12 +32,8 @@ for tool in rsync jq; do
 done
 
 WORK=$(mktemp -d /dev/shm/ferry-many.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
+# shellcheck source=bench/ferry-bench-lib.sh
+. bench/ferry-bench-lib.sh
 trap cleanup EXIT
 mkdir -p "$WORK/src/tree" "$WORK/dst"
 export XDG_CACHE_HOME=$WORK/cache   # ferry's hash cache for this run only
@@ -47,15 +43,6 @@ for i in $(seq 0 $((FILES - 1))); do
   head -c "$FSIZE" /dev/urandom > "$d/f$i.bin"
 done
 BYTES=$(du -sb --apparent-size "$WORK/src/tree" | cut -f1)
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-now() { date +%s.%N; }
-mibs() { python3 -c "import sys; print('%.1f' % ($BYTES / 1048576 / float(sys.argv[1])))" "$1"; }
-wait_port() { for _ in $(seq 200); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.05; done; echo "nothing listens on $1"; exit 1; }
-skip() { [[ " $SKIP " == *" $1 "* ]]; }
-send_ferry() {
-  # shellcheck disable=SC2086
-  if [ -n "${FERRY_JAR:-}" ]; then java -jar "$JAR" send "$@"; else ./ferry send "$@"; fi
-}
 clear_dst() { rm -rf "$WORK/dst/tree"; sync; }
 same_tree() { diff -rq "$WORK/src/tree" "$WORK/dst/tree" > /dev/null || { echo "$1: the received tree differs"; exit 1; }; }
 
@@ -63,28 +50,17 @@ FPORT=$(port)
 java -jar "$JAR" receive --listen "tcp://127.0.0.1:$FPORT" --dir "$WORK/dst" --overwrite > "$WORK/recv.log" 2>&1 & PIDS+=($!)
 wait_port "$FPORT"
 if ! skip rsync; then
-  RPORT=$(port)
-  cat > "$WORK/rsyncd.conf" <<EOF
-use chroot = no
-[dst]
-path = $WORK/dst
-read only = no
-uid = $(id -u)
-gid = $(id -g)
-EOF
-  rsync --daemon --no-detach --address=127.0.0.1 --port="$RPORT" --config="$WORK/rsyncd.conf" --log-file="$WORK/rsyncd.log" & PIDS+=($!)
-  wait_port "$RPORT"
+  start_rsyncd
 fi
 
 RESULTS=$OUT/rounds.tsv
 echo -e "round\ttool\tMiB_s\tseconds" > "$RESULTS"
-record() { echo -e "$1\t$2\t$3\t$4" >> "$RESULTS"; printf '  round %s %-14s %8s MiB/s (%ss)\n' "$1" "$2" "$3" "$4"; }
 
 echo "ferry many files, $STAMP, $(nproc) cores, $(uname -r), $FILES files of $FSIZE ($BYTES bytes) in 16 directories, $REPS rounds; results in $OUT"
 for r in $(seq "$REPS"); do
   for p in $PARALLEL; do
     clear_dst
-    j=$(send_ferry ${SEND_ARGS:-} --parallel "$p" "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
+    j=$(send_ferry "${SEND_JAVA_OPTS:-}" ${SEND_ARGS:-} --parallel "$p" "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
     [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --parallel $p failed: $j"; cat "$WORK/send.err"; exit 1; }
     same_tree "ferry --parallel $p"
     record "$r" "ferry-p$p" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"

@@ -35,29 +35,14 @@ for tool in iperf3 rsync scp ssh-keygen /usr/sbin/sshd jq; do
 done
 
 WORK=$(mktemp -d /dev/shm/ferry-speed.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
+# shellcheck source=bench/ferry-bench-lib.sh
+. bench/ferry-bench-lib.sh
 trap cleanup EXIT
 mkdir -p "$WORK/src" "$WORK/dst" "$WORK/ssh"
 export XDG_CACHE_HOME=$WORK/cache   # ferry's hash cache for this run only
 FILE=$WORK/src/big.bin
 head -c "$SIZE" /dev/urandom > "$FILE"
 BYTES=$(stat -c %s "$FILE")
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-now() { date +%s.%N; }
-mibs() { python3 -c "import sys; print('%.1f' % ($BYTES / 1048576 / float(sys.argv[1])))" "$1"; }
-wait_port() { for _ in $(seq 200); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.05; done; echo "nothing listens on $1"; exit 1; }
-skip() { [[ " $SKIP " == *" $1 "* ]]; }
-# send_ferry "JVM OPTIONS" ARGS...: one `ferry send`, through the launcher unless FERRY_JAR names a jar
-send_ferry() {
-  local opts=$1; shift
-  # shellcheck disable=SC2086
-  if [ -n "${FERRY_JAR:-}" ]; then java $opts -jar "$JAR" send "$@"; else FERRY_JAVA_OPTS="$opts" ./ferry send "$@"; fi
-}
 
 # iperf3
 IPORT=$(port)
@@ -107,22 +92,11 @@ fi
 
 # rsync daemon, loopback only, no encryption (rsync's fastest way over a network)
 if ! skip rsync; then
-  RPORT=$(port)
-  cat > "$WORK/rsyncd.conf" <<EOF
-use chroot = no
-[dst]
-path = $WORK/dst
-read only = no
-uid = $(id -u)
-gid = $(id -g)
-EOF
-  rsync --daemon --no-detach --address=127.0.0.1 --port="$RPORT" --config="$WORK/rsyncd.conf" --log-file="$WORK/rsyncd.log" & PIDS+=($!)
-  wait_port "$RPORT"
+  start_rsyncd
 fi
 
 RESULTS=$OUT/rounds.tsv
 echo -e "round\ttool\tMiB_s\tseconds" > "$RESULTS"
-record() { echo -e "$1\t$2\t$3\t$4" >> "$RESULTS"; printf '  round %s %-14s %8s MiB/s (%ss)\n' "$1" "$2" "$3" "$4"; }
 # Every measurement that writes a file first deletes the previous one's: on a VM that hands freed memory back to
 # its host (free page reporting), fresh pages cost far more than the ones just freed, and each tool should get
 # the same kind (ferry-cli README, Speed).
