@@ -1,4 +1,5 @@
-# Shared by bench/ferry-speed.sh and bench/ferry-many-files.sh (sourced, not run). Expects WORK (a scratch
+# Shared by bench/ferry-speed.sh and bench/ferry-many-files.sh (sourced, not run; their tables come from
+# bench/ferry-bench-summary.py). Expects WORK (a scratch
 # directory), JAR, SKIP, and for mibs/record BYTES and RESULTS, set by the script that sources it.
 
 PIDS=()   # background processes this run started; cleanup stops each by its PID

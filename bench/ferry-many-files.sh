@@ -73,21 +73,5 @@ for r in $(seq "$REPS"); do
   fi
 done
 
-python3 - "$RESULTS" "$OUT/summary.md" "$STAMP" "$FILES" "$FSIZE" "$REPS" <<'EOF'
-import csv, statistics, sys, json
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
-tools = []
-for r in rows:
-    if r['tool'] not in tools: tools.append(r['tool'])
-med = {t: statistics.median(float(r['MiB_s']) for r in rows if r['tool'] == t) for t in tools}
-lines = [f"{sys.argv[3]}, {sys.argv[4]} files of {sys.argv[5]} in 16 directories, {sys.argv[6]} rounds, loopback, tmpfs", "",
-         "| | median MiB/s | spread (min–max) | / rsync |", "|---|---:|---:|---:|"]
-for t in tools:
-    v = [float(r['MiB_s']) for r in rows if r['tool'] == t]
-    ratio = med[t] / med['rsync'] if 'rsync' in med else float('nan')
-    lines.append(f"| {t} | {med[t]:.0f} | {min(v):.0f}–{max(v):.0f} | {ratio:.2f} |")
-text = "\n".join(lines) + "\n"
-open(sys.argv[2], 'w').write(text)
-json.dump({"medians": med, "rounds": rows}, open(sys.argv[2].replace('.md', '.json'), 'w'), indent=1)
-print(text)
-EOF
+python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/summary.md" \
+  "$STAMP, $FILES files of $FSIZE in 16 directories, $REPS rounds, loopback, tmpfs" --per rsync

@@ -158,23 +158,5 @@ for r in $(seq "$REPS"); do
   fi
 done
 
-python3 - "$RESULTS" "$OUT/summary.md" "$STAMP" "$BYTES" "$REPS" <<'EOF'
-import csv, statistics, sys, json
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
-tools = []
-for r in rows:
-    if r['tool'] not in tools: tools.append(r['tool'])
-med = {t: statistics.median(float(r['MiB_s']) for r in rows if r['tool'] == t) for t in tools}
-lines = [f"{sys.argv[3]}, {sys.argv[4]} bytes, {sys.argv[5]} rounds, loopback, tmpfs", "",
-         "| | median MiB/s | spread (min–max) | / iperf3 | / iperf3-file | ferry tcp / this |", "|---|---:|---:|---:|---:|---:|"]
-for t in tools:
-    v = [float(r['MiB_s']) for r in rows if r['tool'] == t]
-    ratio = med[t] / med['iperf3'] if 'iperf3' in med else float('nan')
-    to_file = med[t] / med['iperf3-file'] if 'iperf3-file' in med else float('nan')
-    vs = med['ferry-tcp'] / med[t] if 'ferry-tcp' in med else float('nan')
-    lines.append(f"| {t} | {med[t]:.0f} | {min(v):.0f}–{max(v):.0f} | {ratio:.2f} | {to_file:.2f} | {vs:.2f} |")
-text = "\n".join(lines) + "\n"
-open(sys.argv[2], 'w').write(text)
-json.dump({"medians": med, "rounds": rows}, open(sys.argv[2].replace('.md', '.json'), 'w'), indent=1)
-print(text)
-EOF
+python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/summary.md" "$STAMP, $BYTES bytes, $REPS rounds, loopback, tmpfs" \
+  --per iperf3 --per iperf3-file --vs ferry-tcp
