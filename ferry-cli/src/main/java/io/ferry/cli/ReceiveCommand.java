@@ -274,13 +274,15 @@ final class ReceiveCommand implements Callable<Integer> {
                                 "bytes", f.size(), "transferred", f.transferred(), "resumedFrom", f.resumedFrom(), "checksum", f.checksum().label(), "digest", f.digestHex(),
                                 "seconds", f.elapsed().toNanos() / 1e9, "storedAt", f.storedAt().map(Path::toString).orElse(""))));
                     } else if (f.status() == FileOutcome.Status.ALREADY_PRESENT) {
-                        out.printf(Locale.ROOT, "already present: %s (%s), %s %s verified%n", f.name(), Sizes.bytes(f.size()),
-                                f.checksum().label(), f.digestHex());
+                        out.println("already present: " + f.name() + " (" + Sizes.bytes(f.size()) + "), " + f.checksum().label() + " "
+                                + f.digestHex() + " verified");
                     } else {
-                        out.printf(Locale.ROOT, "received %s (%s) in %s at %s%s, %s %s verified, stored as %s%n", f.name(),
-                                Sizes.bytes(f.size()), Sizes.seconds(f.elapsed().toNanos() / 1e9), Sizes.rate(f.bytesPerSecond()),
-                                f.resumedFrom() > 0 ? " (resumed after " + Sizes.bytes(f.resumedFrom()) + ")" : "",
-                                f.checksum().label(), f.digestHex(), f.storedAt().map(Path::toString).orElse("?"));
+                        // A line per file, so concatenated rather than printf'ed (see Sizes)
+                        out.println("received " + f.name() + " (" + Sizes.bytes(f.size()) + ") in " + Sizes.seconds(f.elapsed().toNanos() / 1e9)
+                                + " at " + Sizes.rate(f.bytesPerSecond())
+                                + (f.resumedFrom() > 0 ? " (resumed after " + Sizes.bytes(f.resumedFrom()) + ")" : "")
+                                + ", " + f.checksum().label() + " " + f.digestHex() + " verified, stored as "
+                                + f.storedAt().map(Path::toString).orElse("?"));
                     }
                     out.flush();
                 }
