@@ -49,7 +49,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     /** How long an offer waits for a silent sender's session to let go of the file it takes over. */
     private static final long CLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final Path directory;
+    private final ReceivingDirectory directory;
     private final boolean overwrite;
     private final ReceiverEvents events;
     private final Executor diskPool;
@@ -59,6 +59,10 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     /** When this session last received anything from its sender. */
     private volatile long lastHeardNanos = System.nanoTime();
     private final AtomicLong waitingForDisk = new AtomicLong();
+    /** Whether reading is paused because too much content waits for the disk (only then is a resume posted). */
+    private volatile boolean paused;
+    /** What the disk threads hand to the event loop: accepts, verdicts, failures, resuming reads. */
+    private LoopMailbox loop;
 
     private ChannelHandlerContext ctx;
     private String peer = "a sender";
@@ -118,7 +122,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover,
                        SenderLimits limits) {
         this.limits = limits;
-        this.directory = directory.toAbsolutePath().normalize();
+        this.directory = new ReceivingDirectory(directory.toAbsolutePath().normalize());
         this.overwrite = overwrite;
         this.events = events;
         this.diskPool = diskPool;
@@ -159,6 +163,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.loop = new LoopMailbox(ctx);
         peer = "the sender at " + Failures.address(ctx.channel().remoteAddress());
     }
 
@@ -318,6 +323,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 ByteBuf content = in.retainedSlice();
                 int length = content.readableBytes();
                 if (waitingForDisk.addAndGet(length) > HIGH_WATER && ctx.channel().config().isAutoRead()) {
+                    paused = true;
                     ctx.channel().config().setAutoRead(false);
                 }
                 f.disk.execute(() -> {
@@ -325,8 +331,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                         onDisk(f, () -> f.file.write(content));
                     } finally {
                         content.release();
-                        if (waitingForDisk.addAndGet(-length) < LOW_WATER) {
-                            ctx.executor().execute(this::resumeReading);
+                        if (waitingForDisk.addAndGet(-length) < LOW_WATER && paused) {
+                            loop.post(this::resumeReading);
                         }
                     }
                 });
@@ -377,7 +383,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         }
         Path target;
         try {
-            target = SafeNames.resolve(directory, name);
+            target = SafeNames.resolve(directory.path(), name);
         } catch (SafeNames.UnsafeNameException e) {
             refuse(id, e.getMessage());
             return;
@@ -437,7 +443,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         open.put(id, f);
         f.disk.execute(() -> onDisk(f, () -> {
             IncomingFile.Accept accept = f.file.prepare(directory);
-            ctx.writeAndFlush(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), checksum, accept.checksum()));
+            loop.post(() -> ctx.write(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), checksum, accept.checksum())));
         }));
     }
 
@@ -456,7 +462,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             f.failed = true;
             f.file.close();
             IN_USE.remove(f.file.target, FileReceiveSession.this);
-            ctx.executor().execute(() -> fileFailed(f, e));
+            loop.post(() -> fileFailed(f, e));
         }
     }
 
@@ -484,9 +490,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 Duration.ofNanos(System.nanoTime() - f.file.startNanos), Optional.of(f.file.target));
         String message = (status == STATUS_STORED ? "stored " : "already present: ") + f.file.name + " " + checksum.label() + "="
                 + outcome.digestHex();
-        ctx.executor().execute(() -> {
+        loop.post(() -> {
             open.remove(f.file.id);
-            ctx.writeAndFlush(Frames.verdict(ctx.alloc(), f.file.id, status, message));
+            ctx.write(Frames.verdict(ctx.alloc(), f.file.id, status, message));
             events.stored(outcome);
         });
     }
@@ -499,6 +505,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     private void resumeReading() {
         if (waitingForDisk.get() < LOW_WATER && !ctx.channel().config().isAutoRead() && !ended) {
+            paused = false;
             ctx.channel().config().setAutoRead(true);
         }
     }

@@ -127,6 +127,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private final SendSettings settings;
     private final ProgressListener progress;
     private final Executor diskPool;
+    /** What the disk threads hand to the event loop: files opened and hashed, chunks read, files checked. */
+    private LoopMailbox loop;
     private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
     private final ArrayDeque<Outgoing> streaming = new ArrayDeque<>();
     /** Prepared files in the order they became READY (entries no longer READY are skipped). */
@@ -201,6 +203,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.loop = new LoopMailbox(ctx);
         if (ctx.channel().isActive()) {
             begin();
         }
@@ -241,7 +244,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         // Without a token the offers follow the hello at once; with one they wait for the receiver's proof.
         admitted = token == null;
         offerMore();
-        ctx.flush();
+        loop.flush();
         checkDone();
     }
 
@@ -301,7 +304,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             active++;
             ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name()));
         }
-        ctx.flush();
+        loop.flush();
     }
 
     @Override
@@ -413,7 +416,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         } catch (IOException e) {
             closeSource(file);
             String message = "cannot read " + file.entry.source() + ": " + Failures.reason(e);
-            ctx.executor().execute(() -> abortFile(file, message));
+            loop.post(() -> abortFile(file, message));
             return;
         }
         long from = start;
@@ -426,7 +429,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             if (remembered != null) {
                 file.digest = null; // nothing to hash: the receiver verifies the content against this digest
                 SourceFile source = file.source;
-                ctx.executor().execute(() -> {
+                loop.post(() -> {
                     started(file, from, null, source);
                     hashed(file, remembered, true);
                 });
@@ -434,7 +437,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             }
         }
         SourceFile source = file.source;
-        ctx.executor().execute(() -> started(file, from, complete, source));
+        loop.post(() -> started(file, from, complete, source));
         if (complete == null && zeroCopy) {
             file.disk.execute(() -> hashRest(file, from));
         }
@@ -461,12 +464,12 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         } catch (IOException e) {
             closeSource(file);
             String message = "cannot read " + file.entry.source() + ": " + Failures.reason(e);
-            ctx.executor().execute(() -> abortFile(file, message));
+            loop.post(() -> abortFile(file, message));
             return;
         }
         byte[] sha256 = file.digest.digest();
         remember(file, sha256, from);
-        ctx.executor().execute(() -> hashed(file, sha256, false));
+        loop.post(() -> hashed(file, sha256, false));
     }
 
     /** On the disk queue: keeps the digest of a whole file hashed from its start for the next send. */
@@ -500,12 +503,12 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             settings.hashCache().forget(file.entry.source());
         }
         String message = changed;
-        ctx.executor().execute(() -> {
+        loop.post(() -> {
             if (message != null) {
                 abortFile(file, message);
             } else if (file.state == State.STREAMING && !result.isDone()) {
                 endFile(file);
-                ctx.flush();
+                loop.flush();
             }
         });
     }
@@ -537,7 +540,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             frame.release();
             closeSource(file);
             String message = "cannot read " + file.entry.source() + ": " + (e instanceof IOException ? Failures.reason((IOException) e) : e);
-            ctx.executor().execute(() -> abortFile(file, message));
+            loop.post(() -> abortFile(file, message));
             return;
         }
         byte[] sha256 = last && file.digest != null ? file.digest.digest() : null;
@@ -547,7 +550,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 remember(file, sha256, file.startOffset);
             }
         }
-        ctx.executor().execute(() -> chunkReady(file, frame, sha256));
+        loop.post(() -> chunkReady(file, frame, sha256));
     }
 
     private static void closeSource(Outgoing file) {
@@ -611,7 +614,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             ctx.write(Frames.start(ctx.alloc(), file.id, from));
             file.digestValue = completeDigest;
             endFile(file);
-            ctx.flush();
+            loop.flush();
             return;
         }
         file.state = State.READY;
@@ -640,7 +643,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         if (began) {
             pump();
-            ctx.flush();
+            loop.flush();
         }
     }
 
@@ -746,7 +749,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             }
         }
         if (wrote) {
-            ctx.flush();
+            loop.flush();
         }
     }
 

@@ -62,17 +62,8 @@ final class IncomingFile {
      *
      * @throws RefusedException if the file cannot be received (exists, not writable, outside the directory)
      */
-    Accept prepare(Path directory) throws IOException {
-        Path parent = target.getParent();
-        try {
-            Files.createDirectories(parent);
-        } catch (FileAlreadyExistsException e) {
-            throw new RefusedException(name + ": a file is in the way of directory " + e.getFile());
-        }
-        // A symbolic link inside the directory must not lead a name outside it.
-        if (!parent.toRealPath().startsWith(directory.toRealPath())) {
-            throw new RefusedException(name + ": refused file name: resolves outside the receiving directory through a link");
-        }
+    Accept prepare(ReceivingDirectory directory) throws IOException {
+        directory.ensureParent(target.getParent(), name);
         digest = checksum.newDigest();
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {

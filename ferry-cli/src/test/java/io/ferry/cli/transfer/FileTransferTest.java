@@ -284,6 +284,43 @@ class FileTransferTest {
     }
 
     @Test
+    void aLinkInTheReceivingDirectoryLeadsNoFileOutsideWhileFilesBesideItAreStored() throws Exception {
+        Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+        Files.createSymbolicLink(inbox.resolve("out"), elsewhere);
+        Path first = file("d/first.bin", 1000, 9);
+        Path second = file("d/second.bin", 1000, 10);
+        file("out/evil.bin", 1000, 8);
+        SessionResult result = sendTo(receiver(true), SendPlan.of(List.of(outbox.resolve("d"), outbox.resolve("out"))));
+        assertFalse(result.ok());
+        assertEquals(FileOutcome.Status.STORED, outcome(result, "d/first.bin").status(), "two files in one new directory");
+        assertEquals(FileOutcome.Status.STORED, outcome(result, "d/second.bin").status());
+        assertSame(first, inbox.resolve("d/first.bin"));
+        assertSame(second, inbox.resolve("d/second.bin"));
+        String why = outcome(result, "out/evil.bin").message();
+        assertTrue(why.contains("resolves outside the receiving directory through a link"), why);
+        try (Stream<Path> there = Files.list(elsewhere)) {
+            assertEquals(0, there.count(), "nothing was written where the link leads");
+        }
+    }
+
+    @Test
+    void aFileInTheWayOfADirectoryRefusesThatFileOnly() throws Exception {
+        Files.writeString(inbox.resolve("d"), "a file, not a directory");
+        file("d/blocked.bin", 1000, 11);
+        Path fine = file("e/fine.bin", 1000, 12);
+        SessionResult result = sendTo(receiver(true), SendPlan.of(List.of(outbox.resolve("d"), outbox.resolve("e"))));
+        assertFalse(result.ok());
+        String why = outcome(result, "d/blocked.bin").message();
+        assertTrue(why.contains("a file is in the way of directory"), why);
+        assertEquals("a file, not a directory", Files.readString(inbox.resolve("d")));
+        assertSame(fine, inbox.resolve("e/fine.bin"));
+    }
+
+    private static FileOutcome outcome(SessionResult result, String name) {
+        return result.files().stream().filter(f -> f.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError("no outcome for " + name));
+    }
+
+    @Test
     void aVanishedSourceFailsThatFileOnly() throws Exception {
         Path kept = file("kept.bin", 100_000, 9);
         Path vanishing = file("vanishing.bin", 100_000, 10);

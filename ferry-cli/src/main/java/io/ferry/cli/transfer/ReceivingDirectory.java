@@ -1,0 +1,60 @@
+package io.ferry.cli.transfer;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The directory a session stores into, and the subdirectories it has already made and checked. A file's
+ * parent is created and proven to lie inside the directory (no symbolic link leads out of it) once per
+ * session, not once per file: for a tree of small files those checks (a {@code mkdir} that fails with an
+ * exception, a stat, and two {@code realpath} walks of every component) cost more than writing the file.
+ * A sender cannot make links, only regular files and directories, so a parent checked earlier in the
+ * session stays inside. Used from the disk threads.
+ */
+final class ReceivingDirectory {
+
+    private final Path directory;
+    private volatile Path real;
+    private final Set<Path> checked = ConcurrentHashMap.newKeySet();
+
+    ReceivingDirectory(Path directory) {
+        this.directory = directory;
+    }
+
+    Path path() {
+        return directory;
+    }
+
+    /**
+     * Makes {@code parent} (and what is missing above it) unless this session did already, and checks that
+     * it resolves inside the directory.
+     *
+     * @param name the file's name as sent, for the message
+     * @throws IncomingFile.RefusedException if a file is in the way or a link leads outside
+     */
+    void ensureParent(Path parent, String name) throws IOException {
+        if (checked.contains(parent)) {
+            return;
+        }
+        if (!Files.isDirectory(parent)) {
+            try {
+                Files.createDirectories(parent);
+            } catch (FileAlreadyExistsException e) {
+                throw new IncomingFile.RefusedException(name + ": a file is in the way of directory " + e.getFile());
+            }
+        }
+        Path root = real;
+        if (root == null) {
+            root = directory.toRealPath();
+            real = root;
+        }
+        if (!parent.toRealPath().startsWith(root)) {
+            throw new IncomingFile.RefusedException(name + ": refused file name: resolves outside the receiving directory through a link");
+        }
+        checked.add(parent);
+    }
+}

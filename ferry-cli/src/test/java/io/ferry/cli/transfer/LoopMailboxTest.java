@@ -1,0 +1,80 @@
+package io.ferry.cli.transfer;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LoopMailboxTest {
+
+    /** Counts the flushes that reach the channel. */
+    private static final class Flushes extends ChannelOutboundHandlerAdapter {
+        final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            count.incrementAndGet();
+            ctx.flush();
+        }
+    }
+
+    @Test
+    void tasksPostedTogetherRunInOrderAndTheirFramesLeaveInOneFlush() throws Exception {
+        Flushes flushes = new Flushes();
+        ChannelInboundHandlerAdapter session = new ChannelInboundHandlerAdapter();
+        EmbeddedChannel channel = new EmbeddedChannel(flushes, session);
+        ChannelHandlerContext ctx = channel.pipeline().context(session);
+        LoopMailbox mailbox = new LoopMailbox(ctx);
+
+        Thread disk = new Thread(() -> {
+            for (String frame : List.of("accept 1", "accept 2", "verdict 1")) {
+                mailbox.post(() -> {
+                    ctx.write(frame);
+                    mailbox.flush(); // inside the posted tasks: left to the end of the run
+                });
+            }
+        });
+        disk.start();
+        disk.join();
+        assertNull(channel.readOutbound(), "nothing runs before the loop does");
+        assertEquals(0, flushes.count.get());
+
+        channel.runPendingTasks();
+        assertEquals(1, flushes.count.get(), "one flush for the three tasks' frames");
+        assertEquals("accept 1", channel.readOutbound());
+        assertEquals("accept 2", channel.readOutbound());
+        assertEquals("verdict 1", channel.readOutbound());
+
+        ctx.write("later");
+        mailbox.flush(); // outside a run: at once
+        assertEquals(2, flushes.count.get());
+        assertEquals("later", channel.readOutbound());
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aTaskPostedByARunningTaskRunsToo() throws Exception {
+        ChannelInboundHandlerAdapter session = new ChannelInboundHandlerAdapter();
+        EmbeddedChannel channel = new EmbeddedChannel(session);
+        LoopMailbox mailbox = new LoopMailbox(channel.pipeline().context(session));
+        CountDownLatch ran = new CountDownLatch(2);
+        mailbox.post(() -> {
+            ran.countDown();
+            mailbox.post(ran::countDown);
+        });
+        channel.runPendingTasks();
+        channel.runPendingTasks();
+        assertTrue(ran.await(1, TimeUnit.SECONDS));
+        channel.finishAndReleaseAll();
+    }
+}
