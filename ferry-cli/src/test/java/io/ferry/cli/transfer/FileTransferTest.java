@@ -149,7 +149,57 @@ class FileTransferTest {
         for (int i = 0; i < count; i++) {
             files.add(file("many/f" + i + ".bin", 40_000 + i, 100 + i));
         }
-        // What the receiver is told, in order: {frame type, file id} of every OFFER, START and END.
+        List<int[]> frames = framesTheReceiverSaw(scheme, outbox.resolve("many"), count,
+                SendSettings.defaults().withParallelFiles(parallel).withChunkSize(16 * 1024));
+        int offersBeforeFirstStart = 0;
+        while (frames.get(offersBeforeFirstStart)[0] == TransferProtocol.OFFER) {
+            offersBeforeFirstStart++;
+        }
+        assertTrue(offersBeforeFirstStart > parallel, "files are offered ahead of those streaming: " + offersBeforeFirstStart);
+        assertEquals(parallel + FileSendSession.OFFER_AHEAD, offersBeforeFirstStart,
+                "files offered before the first one started: the streaming ones and the ones offered ahead");
+        int streamingNow = 0;
+        int most = 0;
+        for (int[] frame : frames) {
+            if (frame[0] == TransferProtocol.START) {
+                most = Math.max(most, ++streamingNow);
+            } else if (frame[0] == TransferProtocol.END) {
+                streamingNow--;
+            }
+        }
+        assertTrue(most >= 1 && most <= parallel, "files streaming at once (STARTed, not yet ENDed), as the receiver saw them: " + most);
+        assertEquals(count, frames.stream().filter(f -> f[0] == TransferProtocol.OFFER).count(), "every file offered once");
+        for (Path f : files) {
+            assertSame(f, inbox.resolve("many").resolve(f.getFileName().toString()));
+        }
+    }
+
+    @Test
+    void largeFilesAreOfferedAheadOnlyUpToTheByteBudget() throws Exception {
+        int count = 3;
+        long size = 40L << 20; // two of them waiting would be more than OFFER_AHEAD_BYTES
+        assertTrue(2 * size > FileSendSession.OFFER_AHEAD_BYTES && size < FileSendSession.OFFER_AHEAD_BYTES);
+        Files.createDirectories(outbox.resolve("large"));
+        for (int i = 0; i < count; i++) {
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(outbox.resolve("large/f" + i + ".bin").toFile(), "rw")) {
+                f.setLength(size); // sparse: zeros, cheap to make and to read
+                f.seek(size - 1);
+                f.write(i + 1);
+            }
+        }
+        List<int[]> frames = framesTheReceiverSaw("tcp", outbox.resolve("large"), count, SendSettings.defaults().withParallelFiles(1));
+        // The receiver sees OFFER 0, START 0, then OFFER 1 (nothing waits once 0 streams), and OFFER 2 only after START 1.
+        List<String> order = frames.stream().map(f -> (f[0] == TransferProtocol.OFFER ? "OFFER " : f[0] == TransferProtocol.START ? "START " : "END ") + f[1]).toList();
+        assertTrue(order.indexOf("OFFER 1") > order.indexOf("START 0"), "one large file at a time waits to stream: " + order);
+        assertTrue(order.indexOf("OFFER 2") > order.indexOf("START 1"), "one large file at a time waits to stream: " + order);
+        assertEquals(count, order.stream().filter(o -> o.startsWith("OFFER")).count(), "every file offered once: " + order);
+        for (int i = 0; i < count; i++) {
+            assertSame(outbox.resolve("large/f" + i + ".bin"), inbox.resolve("large/f" + i + ".bin"));
+        }
+    }
+
+    /** Sends {@code dir} and returns {frame type, file id} of every OFFER, START and END, in the order the receiver read them. */
+    private List<int[]> framesTheReceiverSaw(String scheme, Path dir, int count, SendSettings settings) throws Exception {
         List<int[]> seen = new ArrayList<>();
         CompletableFuture<Void> stored = new CompletableFuture<>();
         AtomicInteger storedCount = new AtomicInteger();
@@ -187,38 +237,15 @@ class FileTransferTest {
             }
         }).sync().channel();
         try {
-            FileSendSession session = new FileSendSession(SendPlan.of(List.of(outbox.resolve("many"))),
-                    SendSettings.defaults().withParallelFiles(parallel).withChunkSize(16 * 1024), ProgressListener.NONE);
+            FileSendSession session = new FileSendSession(SendPlan.of(List.of(dir)), settings, ProgressListener.NONE);
             SessionResult result = run(scheme + "://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), session, 30);
             assertTrue(result.ok(), result.toString());
             stored.get(10, TimeUnit.SECONDS);
         } finally {
             server.close().sync();
         }
-        List<int[]> frames;
         synchronized (seen) {
-            frames = new ArrayList<>(seen);
-        }
-        int offersBeforeFirstStart = 0;
-        while (frames.get(offersBeforeFirstStart)[0] == TransferProtocol.OFFER) {
-            offersBeforeFirstStart++;
-        }
-        assertTrue(offersBeforeFirstStart > parallel, "files are offered ahead of those streaming: " + offersBeforeFirstStart);
-        assertEquals(parallel + FileSendSession.OFFER_AHEAD, offersBeforeFirstStart,
-                "files offered before the first one started: the streaming ones and the ones offered ahead");
-        int streamingNow = 0;
-        int most = 0;
-        for (int[] frame : frames) {
-            if (frame[0] == TransferProtocol.START) {
-                most = Math.max(most, ++streamingNow);
-            } else if (frame[0] == TransferProtocol.END) {
-                streamingNow--;
-            }
-        }
-        assertTrue(most >= 1 && most <= parallel, "files streaming at once (STARTed, not yet ENDed), as the receiver saw them: " + most);
-        assertEquals(count, frames.stream().filter(f -> f[0] == TransferProtocol.OFFER).count(), "every file offered once");
-        for (Path f : files) {
-            assertSame(f, inbox.resolve("many").resolve(f.getFileName().toString()));
+            return new ArrayList<>(seen);
         }
     }
 
