@@ -89,7 +89,7 @@ final class SendCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print a JSON summary (bytes, time, rate, RTT, retransmissions, loss, per file) on stdout.")
     boolean json;
 
-    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4", description = "Files streaming at once on the connection, their chunks interleaved (default: ${DEFAULT-VALUE}); up to 16 more are offered and prepared ahead.")
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4", description = "Files streaming at once on the connection, their chunks interleaved (default: ${DEFAULT-VALUE}); up to 64 more (at most 64 MiB of them) are offered and prepared ahead.")
     int parallel;
 
     @Option(names = "--chunk-size", paramLabel = "SIZE", defaultValue = "1M",
