@@ -82,8 +82,18 @@ final class IncomingFile {
                 throw new RefusedException(name + " already exists with different content (the receiver was not started with --overwrite)");
             }
         }
+        try {
+            // The usual case, no partial file yet: made here, never through a link (O_EXCL), and without the
+            // exception a look for a missing file costs.
+            out = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            kind = KIND_NEW;
+            acceptedOffset = 0;
+            return new Accept(kind, 0, null);
+        } catch (FileAlreadyExistsException held) {
+            // a partial file from an earlier send (or something else by that name: below)
+        }
         if (Files.isRegularFile(partial, LinkOption.NOFOLLOW_LINKS)) {
-            out = FileChannel.open(partial, StandardOpenOption.WRITE, StandardOpenOption.READ);
+            out = FileChannel.open(partial, StandardOpenOption.WRITE, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
             long held = out.size();
             if (held > size) {
                 out.truncate(0);
@@ -94,10 +104,8 @@ final class IncomingFile {
             acceptedOffset = held;
             return new Accept(kind, held, Digests.peek(digest));
         }
-        out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-        kind = KIND_NEW;
-        acceptedOffset = 0;
-        return new Accept(kind, 0, null);
+        throw new RefusedException(name + ": " + partial.getFileName() + " (where it would be received) exists in the receiving "
+                + "directory and is not a regular file");
     }
 
     /** The sender starts at {@code offset}: what we offered (its prefix matched) or 0 (start over). */
@@ -117,7 +125,8 @@ final class IncomingFile {
             if (!overwrite) {
                 throw new RefusedException(name + " already exists with different content (the receiver was not started with --overwrite)");
             }
-            out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
+                    LinkOption.NOFOLLOW_LINKS);
             kind = KIND_NEW;
         } else if (acceptedOffset > 0) {
             out.truncate(0);

@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.nio.ByteBuffer;
@@ -328,6 +329,21 @@ class FileTransferTest {
         try (Stream<Path> there = Files.list(elsewhere)) {
             assertEquals(0, there.count(), "nothing was written where the link leads");
         }
+    }
+
+    @Test
+    void aLinkPlantedWhereThePartialFileGoesIsNotWrittenThrough() throws Exception {
+        Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+        Files.createSymbolicLink(inbox.resolve(".planted.bin.ferry-part"), elsewhere.resolve("written-through-a-link"));
+        Path source = file("planted.bin", 1000, 13);
+        Path fine = file("fine.bin", 1000, 14);
+        SessionResult result = sendTo(receiver(true), SendPlan.of(List.of(source, fine)));
+        assertFalse(result.ok());
+        String why = outcome(result, "planted.bin").message();
+        assertTrue(why.contains("is not a regular file"), why);
+        assertFalse(Files.exists(elsewhere.resolve("written-through-a-link"), LinkOption.NOFOLLOW_LINKS), "nothing was written through the link");
+        assertFalse(Files.exists(inbox.resolve("planted.bin")));
+        assertSame(fine, inbox.resolve("fine.bin"));
     }
 
     @Test
