@@ -47,7 +47,12 @@ final class LoopMailbox {
         try {
             Runnable task;
             while ((task = tasks.poll()) != null) {
-                task.run();
+                try {
+                    task.run();
+                } catch (RuntimeException | Error e) {
+                    // as a failing task of its own did: the others still run, and the session hears of it
+                    ctx.pipeline().fireExceptionCaught(e);
+                }
             }
         } finally {
             running = false;

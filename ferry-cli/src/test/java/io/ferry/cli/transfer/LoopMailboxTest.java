@@ -63,6 +63,29 @@ class LoopMailboxTest {
     }
 
     @Test
+    void aFailingTaskReachesThePipelineAndTheOthersStillRun() {
+        java.util.List<Throwable> caught = new java.util.ArrayList<>();
+        ChannelInboundHandlerAdapter session = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                caught.add(cause);
+            }
+        };
+        EmbeddedChannel channel = new EmbeddedChannel(session);
+        ChannelHandlerContext ctx = channel.pipeline().context(session);
+        LoopMailbox mailbox = new LoopMailbox(ctx);
+        mailbox.post(() -> {
+            throw new IllegalStateException("a bug in one task");
+        });
+        mailbox.post(() -> ctx.write("verdict 2"));
+        channel.runPendingTasks();
+        assertEquals(1, caught.size());
+        assertEquals("a bug in one task", caught.get(0).getMessage());
+        assertEquals("verdict 2", channel.readOutbound(), "the task after it ran and its frame was flushed");
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
     void aTaskPostedByARunningTaskRunsToo() throws Exception {
         ChannelInboundHandlerAdapter session = new ChannelInboundHandlerAdapter();
         EmbeddedChannel channel = new EmbeddedChannel(session);
