@@ -523,8 +523,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             if (message != null) {
                 abortFile(file, message);
             } else if (file.state == State.STREAMING && !result.isDone()) {
-                endFile(file);
-                loop.flush();
+                endFile(file); // flushed with whatever else the disk threads posted (LoopMailbox)
             }
         });
     }
