@@ -21,6 +21,8 @@ final class UdtNativeLibrary {
 
     /** barchart's system property for the extract location (see {@code com.barchart.udt.ResourceUDT}). */
     static final String EXTRACT_LOCATION_PROPERTY = "com.barchart.udt.library.extract.location";
+    /** barchart's system property naming its library loader class (see {@code com.barchart.udt.ResourceUDT}). */
+    static final String LOADER_CLASS_PROPERTY = "com.barchart.udt.loader.class.name";
 
     /** The platforms barchart-udt-bundle 2.3.0 carries a native library for, as {@code os/arch}. */
     private static final Set<String> BUNDLED = Set.of(
@@ -59,6 +61,9 @@ final class UdtNativeLibrary {
                 privateDir = Files.createTempDirectory("ferry-udt-");
                 System.setProperty(EXTRACT_LOCATION_PROPERTY, privateDir.toString());
             }
+            if (System.getProperty(LOADER_CLASS_PROPERTY) == null) {
+                System.setProperty(LOADER_CLASS_PROPERTY, FixingLibraryLoader.class.getName());
+            }
             Class.forName("com.barchart.udt.SocketUDT", true, UdtNativeLibrary.class.getClassLoader());
             loaded = true;
         } catch (IOException e) {
@@ -77,6 +82,27 @@ final class UdtNativeLibrary {
                 deleteQuietly(privateDir);
             }
         }
+    }
+
+    /**
+     * Whether a Java congestion control ({@link PacedCcc}) may be handed to this JVM's UDT library: always
+     * before JDK 21, and from JDK 21 on only when {@link NativeLibraryFix} corrected the library (Linux x86
+     * and x86-64), since barchart's uncorrected factory destructor corrupts JNI global references there.
+     */
+    static boolean javaCongestionControlSafe() {
+        try {
+            load();
+        } catch (RuntimeException unavailable) {
+            return false;
+        }
+        return Runtime.version().feature() < 21 || FixingLibraryLoader.coreCorrected();
+    }
+
+    /** Why {@link #javaCongestionControlSafe()} is false, for error messages. */
+    static String javaCongestionControlUnsafeBecause() {
+        return "barchart-udt 2.3.0's native library releases a Java congestion control's JNI global reference as a local one,"
+                + " which corrupts the JVM from JDK 21 on; Ferry corrects the library for Linux x86 and x86-64 only, and this is "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch") + " on JDK " + Runtime.version().feature();
     }
 
     static boolean isBundled(String osName, String arch) {

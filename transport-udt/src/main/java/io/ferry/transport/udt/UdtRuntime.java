@@ -202,7 +202,7 @@ public final class UdtRuntime {
     private static final int ANCHOR_BUFFER = 64 * 1024;
 
     private static void anchorGarbageCollectorThread() {
-        if (anchored || !AttachedThreads.available()) {
+        if (anchored || !AttachedThreads.available() || !UdtNativeLibrary.javaCongestionControlSafe()) {
             return;
         }
         List<SocketUDT> opened = new ArrayList<>();

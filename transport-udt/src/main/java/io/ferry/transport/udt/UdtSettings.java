@@ -147,8 +147,13 @@ final class UdtSettings {
                     + " from the JVM, which cannot be arranged here (" + AttachedThreads.unavailableBecause()
                     + "); use '" + NATIVE_CC + "'");
         }
+        if (FERRY_CC.equals(asked) && !UdtNativeLibrary.javaCongestionControlSafe()) {
+            throw new UnsupportedOptionException("UDT's '" + FERRY_CC + "' congestion control is not available here: "
+                    + UdtNativeLibrary.javaCongestionControlUnsafeBecause() + "; use '" + NATIVE_CC + "'");
+        }
         // the default: Ferry's control where it can run safely, UDT4's own elsewhere
-        this.congestionControl = asked != null ? asked : AttachedThreads.available() ? FERRY_CC : NATIVE_CC;
+        this.congestionControl = asked != null ? asked
+                : AttachedThreads.available() && UdtNativeLibrary.javaCongestionControlSafe() ? FERRY_CC : NATIVE_CC;
         Map<ChannelOption<?>, Object> netty = new LinkedHashMap<>();
         options.asMap().forEach((option, value) -> {
             if (NETTY_OPTIONS.contains(option) && option != ChannelOption.SO_BACKLOG && option != ChannelOption.SO_REUSEADDR) {
