@@ -75,6 +75,13 @@ class NativeLibraryFixTest {
         if (!UdtNativeLibrary.javaCongestionControlSafe() && !Boolean.getBoolean("ferry.test.unsafe")) {
             return;
         }
+        // UDT's runtime must be started (and is stopped again when nothing holds it)
+        try (UdtRuntime.Hold ignored = UdtRuntime.hold()) {
+            churn();
+        }
+    }
+
+    private static void churn() throws Exception {
         for (int round = 0; round < 5; round++) {
             List<SocketUDT> sockets = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
