@@ -67,26 +67,12 @@ public final class UdtTransport implements Transport {
     /** @throws io.ferry.transport.TransportUnavailableException if UDT's native library cannot run here */
     public UdtTransport() {
         this.runtime = UdtRuntime.hold();
-        this.streamGroup = newGroup(SelectorProviderUDT.STREAM, "ferry-udt");
+        this.streamGroup = newGroup(UdtSelectorProvider.STREAM, "ferry-udt");
     }
 
-    /**
-     * How long a UDT event loop may block in its selector at most. barchart's selector can miss a
-     * {@code wakeup()} (one that comes just before it blocks), so a task handed to the loop from another
-     * thread (a write from an application thread, gRPC's executor) waits until the selector's own
-     * timeout: gRPC's 2000-message server stream took 25-47 s over UDT that way. A no-op task every
-     * {@value #MAX_SELECT_BLOCK_MILLIS} ms bounds the wait (the same stream: 13.6 s) for about 2 % of
-     * a core per idle transport (measured: 2.4 % without, 4.6 % with).
-     */
-    static final long MAX_SELECT_BLOCK_MILLIS = 5;
-
-    private static EventLoopGroup newGroup(SelectorProviderUDT provider, String name) {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+    private static EventLoopGroup newGroup(UdtSelectorProvider provider, String name) {
+        return new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(),
                 new DefaultThreadFactory(name), NioIoHandler.newFactory(provider));
-        for (io.netty.util.concurrent.EventExecutor loop : group) {
-            loop.scheduleAtFixedRate(() -> { }, MAX_SELECT_BLOCK_MILLIS, MAX_SELECT_BLOCK_MILLIS, TimeUnit.MILLISECONDS);
-        }
-        return group;
     }
 
     static SelectorProviderUDT provider(UdtSettings settings) {
@@ -101,7 +87,7 @@ public final class UdtTransport implements Transport {
             return streamGroup;
         }
         if (messageGroup == null) {
-            messageGroup = newGroup(SelectorProviderUDT.DATAGRAM, "ferry-udt-msg");
+            messageGroup = newGroup(UdtSelectorProvider.DATAGRAM, "ferry-udt-msg");
         }
         return messageGroup;
     }
