@@ -387,7 +387,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
         }
         try {
             if (mode != UdtSettings.StreamMode.MESSAGE) {
-                super.doWrite(in);
+                writeStreamGathered(in);
             } else {
                 writeMessages(in);
             }
@@ -405,6 +405,81 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     }
 
     private IOException peerGoneWhileUnread;
+
+    /**
+     * Up to this many bytes of consecutive buffers leave in one UDT send (one frame, its header in the
+     * same send): a send is a JNI call and a lock in UDT, so 512-byte records written one by one, each a
+     * frame of its own sent as header and payload, ran at a tenth of TCP's rate.
+     */
+    static final int GATHER_BYTES = 64 * 1024;
+    /** A lone buffer up to this size is copied to go out with its frame header; a larger one is sent in place. */
+    static final int COPY_SINGLE_BYTES = 8 * 1024;
+    private ByteBuffer gather;
+
+    /**
+     * Stream modes: a run of flushed buffers (or one small buffer) is copied, after its frame header in
+     * framed mode, into one direct buffer and sent at once; whatever UDT did not take stays in the buffers
+     * themselves ({@code removeBytes}), so nothing is held here between calls. A large single buffer or a
+     * file region goes as before.
+     */
+    private void writeStreamGathered(ChannelOutboundBuffer in) throws Exception {
+        int spins = config.getWriteSpinCount();
+        while (spins-- > 0) {
+            Object msg = in.current();
+            if (msg == null) {
+                clearOpWrite();
+                return;
+            }
+            ByteBuffer[] parts = msg instanceof ByteBuf ? in.nioBuffers(1024, GATHER_BYTES - HEADER) : null;
+            int count = parts == null ? 0 : in.nioBufferCount();
+            long bytes = parts == null ? 0 : in.nioBufferSize();
+            if (count == 0 || (count == 1 && bytes > COPY_SINGLE_BYTES)) {
+                super.doWrite(in);
+                return;
+            }
+            if (gather == null) {
+                gather = ByteBuffer.allocateDirect(GATHER_BYTES);
+            }
+            boolean newFrame = mode == UdtSettings.StreamMode.FRAMED && outFrameRemaining == 0 && !outHeaderPending;
+            gather.clear();
+            if (newFrame) {
+                gather.putInt((int) bytes);
+            }
+            for (int i = 0; i < count; i++) {
+                gather.put(parts[i].duplicate());
+            }
+            gather.flip();
+            int sent = newFrame ? sendFrame(gather, (int) bytes) : writeStream(gather);
+            if (sent > 0) {
+                in.removeBytes(sent);
+            }
+            if (sent < bytes) {
+                incompleteWrite(true);
+                return;
+            }
+        }
+        incompleteWrite(false);
+    }
+
+    /** Sends a whole frame (header and payload in {@code frame}); returns the payload bytes taken, keeping the frame state. */
+    private int sendFrame(ByteBuffer frame, int length) throws IOException {
+        int n;
+        try {
+            n = send(frame);
+        } catch (ExceptionUDT e) {
+            throw new IOException("UDT send to " + remote + " failed: " + e.getMessage(), e);
+        }
+        outFrameRemaining = length;
+        if (n < HEADER) {
+            outHeader.clear();
+            outHeader.putInt(length).flip();
+            outHeader.position(n);
+            outHeaderPending = true;
+            return 0;
+        }
+        outFrameRemaining -= n - HEADER;
+        return n - HEADER;
+    }
 
     private void failAll(ChannelOutboundBuffer in, IOException cause) {
         while (in.current() != null) {
