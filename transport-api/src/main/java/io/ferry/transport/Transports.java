@@ -2,6 +2,8 @@ package io.ferry.transport;
 
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -126,7 +128,7 @@ public final class Transports implements AutoCloseable {
     private ChannelFuture connect(TransportUri target, ChannelHandler handler, ChannelOptions options) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(options, "options");
-        options = target.withStreams(options);
+        options = withFerryDefaults(target.withStreams(options));
         Transport transport = carrier(target.scheme(), options);
         InetSocketAddress remote;
         try {
@@ -160,7 +162,7 @@ public final class Transports implements AutoCloseable {
     private ChannelFuture listen(TransportUri target, ChannelHandler childHandler, ChannelOptions options) {
         Objects.requireNonNull(childHandler, "childHandler");
         Objects.requireNonNull(options, "options");
-        options = target.withStreams(options);
+        options = withFerryDefaults(target.withStreams(options));
         Transport transport = carrier(target.scheme(), options);
         InetSocketAddress local;
         try {
@@ -170,6 +172,26 @@ public final class Transports implements AutoCloseable {
         }
         return transport.listen(local, childHandler, options);
     }
+
+    /**
+     * Ferry's defaults for Netty options where Netty's own do not fit a data pipeline: the write-buffer
+     * water mark ({@link #DEFAULT_WRITE_BUFFER_WATER_MARK}) unless the options set one.
+     */
+    static ChannelOptions withFerryDefaults(ChannelOptions options) {
+        if (options.contains(ChannelOption.WRITE_BUFFER_WATER_MARK)) {
+            return options;
+        }
+        return options.toBuilder().set(ChannelOption.WRITE_BUFFER_WATER_MARK, DEFAULT_WRITE_BUFFER_WATER_MARK).build();
+    }
+
+    /**
+     * The write-buffer water mark of every connection made through {@code Transports} (low 1 MiB, high
+     * 2 MiB; Netty's is 32/64 KiB). A producer on an application thread waits for writability, and each
+     * wait is a hand-off to the event loop and back: with 64 KiB it waits once per 64 KiB write and moved
+     * 0.23-0.6x the event-loop writer's rate over loopback TCP; with 1-4 MiB 0.8-1.3x
+     * ({@code bench/README.md}, Writers). Set {@link ChannelOption#WRITE_BUFFER_WATER_MARK} to change it.
+     */
+    public static final WriteBufferWaterMark DEFAULT_WRITE_BUFFER_WATER_MARK = new WriteBufferWaterMark(1 << 20, 2 << 20);
 
     /** The transport for a scheme, or its striped form when the options ask for {@link FerryChannelOption#STREAMS}. */
     private Transport carrier(String scheme, ChannelOptions options) {

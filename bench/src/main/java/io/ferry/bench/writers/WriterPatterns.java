@@ -1,0 +1,288 @@
+package io.ferry.bench.writers;
+
+import io.ferry.transport.BlockingChannelWriter;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.Transports;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.ReferenceCountUtil;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How fast each way of producing into a Ferry channel moves the same bytes, per transport, on loopback
+ * or any path: for each message shape the event-loop writer (writability-driven) is the reference, and
+ * every application-thread producer of that shape is reported as a ratio to it in the same run. 64 KiB
+ * messages move {@code --size} bytes; 64 B and 512 B messages a quarter of it.
+ *
+ * <pre>
+ * java -cp bench/target/benchmarks.jar io.ferry.bench.writers.WriterPatterns [--transports tcp,utp,udt] [--size 100M]
+ *      [--rounds 3] [--host 127.0.0.1] [--high-water SIZE] [--patterns loop,writer,...]
+ * </pre>
+ */
+public final class WriterPatterns {
+
+    static final int CHUNK = 64 * 1024;
+    /** What every message is a slice of; never released (it lives as long as the class). */
+    private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.directBuffer(CHUNK).writeZero(CHUNK));
+
+    /** One way an application produces: a message shape and who writes it. */
+    enum Pattern {
+        LOOP(Shape.CHUNK, "event loop, on writability (reference)"),
+        POLL(Shape.CHUNK, "app thread, polls isWritable()"),
+        WRITER(Shape.CHUNK, "app thread, BlockingChannelWriter"),
+        THREADS4(Shape.CHUNK, "4 app threads, a BlockingChannelWriter each"),
+        SYNC(Shape.CHUNK, "app thread, writeAndFlush(msg).sync() each"),
+        SMALL_LOOP(Shape.SMALL, "event loop, flush per 1000 (reference)"),
+        SMALL_WRITER(Shape.SMALL, "app thread, BlockingChannelWriter, flush per 1000"),
+        RECORDS_LOOP(Shape.RECORD, "event loop, writeAndFlush each (reference)"),
+        RECORDS_WRITER(Shape.RECORD, "app thread, BlockingChannelWriter.writeAndFlush each");
+
+        final Shape shape;
+        final String description;
+
+        Pattern(Shape shape, String description) {
+            this.shape = shape;
+            this.description = description;
+        }
+
+        boolean onLoop() {
+            return this == LOOP || this == SMALL_LOOP || this == RECORDS_LOOP;
+        }
+    }
+
+    /** The messages a pattern writes. */
+    enum Shape {
+        CHUNK(64 * 1024, 1, "64 KiB"), SMALL(64, 1000, "64 B"), RECORD(512, 1, "512 B + 4 B length");
+
+        final int size;
+        final int perFlush;
+        final String label;
+
+        Shape(int size, int perFlush, String label) {
+            this.size = size;
+            this.perFlush = perFlush;
+            this.label = label;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> transports = List.of("tcp", "utp", "udt");
+        long size = 100L << 20;
+        int rounds = 3;
+        String host = "127.0.0.1";
+        WriteBufferWaterMark waterMark = null;
+        List<Pattern> patterns = Arrays.asList(Pattern.values());
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--transports" -> transports = List.of(args[++i].split(","));
+                case "--size" -> size = parseSize(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--host" -> host = args[++i];
+                case "--high-water" -> {
+                    int high = (int) parseSize(args[++i]);
+                    waterMark = new WriteBufferWaterMark(high / 2, high);
+                }
+                case "--patterns" -> patterns = Arrays.stream(args[++i].split(",")).map(s -> Pattern.valueOf(s.toUpperCase(Locale.ROOT))).toList();
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        ChannelOptions options = waterMark == null ? ChannelOptions.empty()
+                : ChannelOptions.builder().set(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark).build();
+        System.out.printf("%-5s %-20s %-54s %9s %13s %8s%n", "", "messages", "producer", "Mbit/s", "(min-max)", "x ref");
+        try (Transports ferry = Transports.create()) {
+            for (String transport : transports) {
+                long bytes = size;
+                // warm-up: one untimed round of the reference writer, so that the first row is not a cold JIT's
+                run(ferry, transport, host, Pattern.LOOP, options, Math.min(bytes, 64L << 20));
+                Map<Shape, Double> reference = new EnumMap<>(Shape.class);
+                for (Pattern pattern : patterns) {
+                    double[] rates = new double[rounds];
+                    for (int r = 0; r < rounds; r++) {
+                        rates[r] = run(ferry, transport, host, pattern, options, pattern.shape == Shape.CHUNK ? bytes : bytes / 4);
+                    }
+                    double[] sorted = rates.clone();
+                    Arrays.sort(sorted);
+                    double median = sorted[rounds / 2];
+                    if (pattern.onLoop()) {
+                        reference.put(pattern.shape, median);
+                    }
+                    Double ref = reference.get(pattern.shape);
+                    System.out.printf(Locale.ROOT, "%-5s %-20s %-54s %9.0f %13s %8s%n", transport, pattern.shape.label,
+                            pattern.description, median, String.format(Locale.ROOT, "%.0f-%.0f", sorted[0], sorted[rounds - 1]),
+                            ref != null ? String.format(Locale.ROOT, "%.2f", median / ref) : "-");
+                }
+            }
+        }
+    }
+
+    /** Moves {@code size} bytes with {@code pattern}; returns Mbit/s from the first write to the last byte received. */
+    static double run(Transports ferry, String transport, String host, Pattern pattern, ChannelOptions options, long size)
+            throws Exception {
+        AtomicLong received = new AtomicLong();
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        Shape shape = pattern.shape;
+        long messages = size / shape.size;
+        long expected = messages * (shape == Shape.RECORD ? shape.size + 4 : shape.size);
+        Channel server = ferry.listen(transport + "://" + host + ":0", new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        long now = received.addAndGet(((ByteBuf) msg).readableBytes());
+                        ReferenceCountUtil.release(msg);
+                        if (now >= expected) {
+                            done.complete(System.nanoTime());
+                        }
+                    }
+                });
+            }
+        }).sync().channel();
+        int port = ((java.net.InetSocketAddress) server.localAddress()).getPort();
+        LoopWriter loopWriter = pattern.onLoop() ? new LoopWriter(shape, messages) : null;
+        Channel client = ferry.connect(transport + "://" + host + ":" + port, new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                if (shape == Shape.RECORD) {
+                    ch.pipeline().addLast(new LengthFieldPrepender(4));
+                }
+                if (loopWriter != null) {
+                    ch.pipeline().addLast(loopWriter);
+                }
+            }
+        }, options).sync().channel();
+        ByteBuf chunk = ZEROS;
+        long start = System.nanoTime();
+        try {
+            switch (pattern) {
+                case LOOP, SMALL_LOOP, RECORDS_LOOP ->
+                        client.eventLoop().execute(() -> loopWriter.start(client.pipeline().context(loopWriter)));
+                case POLL -> {
+                    for (long n = 0; n < messages; n++) {
+                        client.writeAndFlush(chunk.retainedDuplicate());
+                        while (!client.isWritable() && client.isActive()) {
+                            LockSupport.parkNanos(50_000);
+                        }
+                    }
+                }
+                case WRITER -> produce(client, chunk, size);
+                case THREADS4 -> {
+                    List<Thread> threads = new ArrayList<>();
+                    List<Throwable> failures = new ArrayList<>();
+                    for (int t = 0; t < 4; t++) {
+                        Thread thread = new Thread(() -> {
+                            try {
+                                produce(client, chunk, size / 4);
+                            } catch (Throwable e) {
+                                synchronized (failures) {
+                                    failures.add(e);
+                                }
+                            }
+                        });
+                        threads.add(thread);
+                        thread.start();
+                    }
+                    for (Thread thread : threads) {
+                        thread.join();
+                    }
+                    if (!failures.isEmpty()) {
+                        throw new IllegalStateException(failures.get(0));
+                    }
+                }
+                case SYNC -> {
+                    for (long n = 0; n < messages; n++) {
+                        client.writeAndFlush(chunk.retainedDuplicate()).sync();
+                    }
+                }
+                case SMALL_WRITER, RECORDS_WRITER -> {
+                    try (BlockingChannelWriter out = BlockingChannelWriter.of(client)) {
+                        for (long n = 0; n < messages; n++) {
+                            out.write(chunk.retainedSlice(0, shape.size));
+                            if (n % shape.perFlush == shape.perFlush - 1) {
+                                out.flush();
+                            }
+                        }
+                        out.flush();
+                    }
+                }
+            }
+            long end = done.get(10, TimeUnit.MINUTES);
+            return expected * 8.0 / ((end - start) / 1e3);
+        } finally {
+            client.close().sync();
+            server.close().sync();
+        }
+    }
+
+    private static void produce(Channel client, ByteBuf chunk, long size) throws Exception {
+        try (BlockingChannelWriter out = BlockingChannelWriter.of(client)) {
+            for (long sent = 0; sent < size; sent += CHUNK) {
+                out.write(chunk.retainedDuplicate());
+            }
+            out.flush();
+        }
+    }
+
+    /** The reference: writes on the event loop while the channel is writable, resumes on writability. */
+    private static final class LoopWriter extends ChannelInboundHandlerAdapter {
+        private final Shape shape;
+        private final long messages;
+        private final ByteBuf chunk = ZEROS;
+        private long sent;
+        private boolean started;
+
+        LoopWriter(Shape shape, long messages) {
+            this.shape = shape;
+            this.messages = messages;
+        }
+
+        void start(ChannelHandlerContext ctx) {
+            started = true;
+            pump(ctx);
+        }
+
+        private void pump(ChannelHandlerContext ctx) {
+            while (sent < messages && ctx.channel().isWritable()) {
+                ctx.write(chunk.retainedSlice(0, shape.size));
+                if (++sent % shape.perFlush == 0) {
+                    ctx.flush();
+                }
+            }
+            ctx.flush();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (started && ctx.channel().isWritable()) {
+                pump(ctx);
+            }
+            ctx.fireChannelWritabilityChanged();
+        }
+    }
+
+    static long parseSize(String s) {
+        String u = s.toUpperCase(Locale.ROOT);
+        long m = u.endsWith("K") ? 1L << 10 : u.endsWith("M") ? 1L << 20 : u.endsWith("G") ? 1L << 30 : 1;
+        return Long.parseLong(m == 1 ? u : u.substring(0, u.length() - 1)) * m;
+    }
+
+    private WriterPatterns() {
+    }
+}
