@@ -38,6 +38,13 @@ public final class LingeringChannels {
     public static List<UndeliveredDataException> closeAll(ChannelGroup channels, Function<Channel, Duration> linger) {
         long waitMillis = 0;
         for (Channel channel : channels) {
+            if (!channel.isRegistered()) {
+                // never registered (its initialisation failed): nothing to linger for, and a group close would throw
+                channel.unsafe().closeForcibly();
+                channels.remove(channel);
+            }
+        }
+        for (Channel channel : channels) {
             waitMillis = Math.max(waitMillis, linger.apply(channel).toMillis());
         }
         ChannelGroupFuture closing = channels.close();

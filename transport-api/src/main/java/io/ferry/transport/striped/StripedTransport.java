@@ -1,5 +1,7 @@
 package io.ferry.transport.striped;
 
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.DataLossException;
 import io.ferry.transport.FerryChannelOption;
@@ -39,6 +41,9 @@ import java.util.concurrent.TimeUnit;
  * of its channels, are the underlying transport's.
  */
 public final class StripedTransport implements Transport {
+
+    private static final InternalLogger LOG = InternalLoggerFactory.getInstance(StripedTransport.class);
+
 
     /** How long a member may take between connecting and saying (or hearing) which session it carries. */
     static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
@@ -331,7 +336,16 @@ public final class StripedTransport implements Transport {
                 }
                 StripedChannel child = new StripedChannel(listener, StripedTransport.this, list.size(), linger(options));
                 applyOwn(child, options);
-                child.pipeline().addLast(childHandler);
+                try {
+                    child.pipeline().addLast(childHandler);
+                } catch (RuntimeException e) {
+                    // as Netty's ServerBootstrap does: log, and the connection goes (its members are reset)
+                    LOG.warn("Failed to initialize an accepted striped connection from {}; resetting it", complete.remote, e);
+                    for (MemberHandler h : complete.handlers) {
+                        io.ferry.transport.FerryChannels.abort(h.channel());
+                    }
+                    return;
+                }
                 start(child, list, complete.handlers, null);
             }
         }

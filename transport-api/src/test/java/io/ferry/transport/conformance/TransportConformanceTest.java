@@ -69,7 +69,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(LeakDetectionExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class TransportConformanceTest {
+public abstract class TransportConformanceTest implements ApplicationThreadWriters, FailedChildren {
 
     protected static final String HOST = "127.0.0.1";
     private static final int BULK = 64 << 20;
@@ -167,6 +167,31 @@ public abstract class TransportConformanceTest {
                 setup.accept(ch);
             }
         }, baseOptions().toBuilder().setAll(options).build());
+    }
+
+    @Override
+    public Channel listenForTest(Consumer<Channel> childSetup) throws InterruptedException {
+        return listen(childSetup);
+    }
+
+    @Override
+    public Channel connectForTest(Channel server, Consumer<Channel> setup) throws InterruptedException {
+        return connect(server, setup);
+    }
+
+    @Override
+    public Transports newTransportsForTest() {
+        return createTransports();
+    }
+
+    @Override
+    public String uriForTest(int port) {
+        return uri(port);
+    }
+
+    @Override
+    public ChannelOptions optionsForTest() {
+        return baseOptions();
     }
 
     protected static int port(Channel server) {

@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.FerryChannels;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.AbstractServerChannel;
@@ -29,6 +31,8 @@ public final class UtpServerChannel extends AbstractServerChannel {
     private final ChannelConfig config = new DefaultChannelConfig(this);
     private final UtpTransport transport;
     private final UtpSettings childSettings;
+    private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UtpServerChannel.class);
+
     private final ChannelHandler childHandler;
     private final Admission admission;
     private volatile List<UtpEndpoint> endpoints = List.of();
@@ -179,8 +183,14 @@ public final class UtpServerChannel extends AbstractServerChannel {
     void promote(UtpSocketChannel child, UtpEndpoint from) {
         admission.promoted();
         child.attr(FerryChannels.TRANSPORT).set(transport);
+        try {
+            child.pipeline().addLast(childHandler);
+        } catch (RuntimeException e) {
+            // as Netty's ServerBootstrap does: log, and the connection goes (the endpoint resets it)
+            LOG.warn("Failed to initialize an accepted uTP connection from {}; resetting it", child.remote(), e);
+            throw e;
+        }
         transport.track(child);
-        child.pipeline().addLast(childHandler);
         from.loop().register(child);
     }
 
