@@ -5,6 +5,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.AttributeKey;
 
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Objects;
 
 /**
@@ -31,6 +34,44 @@ public final class FerryChannels {
             throw new IllegalArgumentException("channel " + channel + " was not created by a Ferry transport");
         }
         return transport;
+    }
+
+    /**
+     * The URI a client connects to for this listener (or the local end of a connection), such as
+     * {@code tcp://127.0.0.1:43017}: the port it was bound to, which is what a listener on port 0 needs.
+     * A wildcard bind address ({@code 0.0.0.0}, {@code ::}) is given as the loopback address, the one a
+     * client on this machine can always use. A striped listener takes {@code ?streams=N} on top.
+     *
+     * @throws IllegalArgumentException if the channel was not created by a Ferry transport or is not bound
+     */
+    public static String uri(Channel channel) {
+        Transport transport = transportOf(channel);
+        if (!(channel.localAddress() instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("channel " + channel + " is not bound to an IP address");
+        }
+        InetSocketAddress local = (InetSocketAddress) channel.localAddress();
+        InetAddress address = local.getAddress();
+        if (address == null || address.isAnyLocalAddress()) {
+            address = address instanceof Inet6Address ? loopback6() : loopback4();
+        }
+        String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
+        return transport.name() + "://" + host + ":" + local.getPort();
+    }
+
+    private static InetAddress loopback6() {
+        return literal(new byte[]{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+    }
+
+    private static InetAddress loopback4() {
+        return literal(new byte[]{127, 0, 0, 1});
+    }
+
+    private static InetAddress literal(byte[] address) {
+        try {
+            return InetAddress.getByAddress(address);
+        } catch (java.net.UnknownHostException cannotHappen) { // only for a wrong length
+            throw new IllegalStateException(cannotHappen);
+        }
     }
 
     /** A statistics snapshot of a channel; safe from any thread. */

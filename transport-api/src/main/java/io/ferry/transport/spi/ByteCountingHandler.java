@@ -1,5 +1,6 @@
 package io.ferry.transport.spi;
 
+import io.netty.util.AttributeKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.ChannelDuplexHandler;
@@ -20,9 +21,19 @@ public final class ByteCountingHandler extends ChannelDuplexHandler {
     private volatile long bytesReceived;
     private volatile long bytesSent;
 
-    /** The counter of a channel's pipeline, or {@code null} if it has none. */
+    private static final AttributeKey<ByteCountingHandler> KEY = AttributeKey.valueOf(ByteCountingHandler.class, "counter");
+
+    /**
+     * The counter added to a channel's pipeline, or {@code null} if it has none. It stays readable after
+     * the channel closed and its pipeline was emptied, so statistics read after a close keep their counts.
+     */
     public static ByteCountingHandler of(io.netty.channel.Channel channel) {
-        return (ByteCountingHandler) channel.pipeline().get(NAME);
+        return channel.attr(KEY).get();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        ctx.channel().attr(KEY).setIfAbsent(this);
     }
 
     @Override

@@ -18,6 +18,9 @@ interface ConformanceEndpoints {
     /** Connects to {@code server}; {@code setup} runs on the new channel before it is active. */
     Channel connectForTest(Channel server, Consumer<Channel> setup) throws InterruptedException;
 
+    /** The suite's own {@link Transports}. */
+    Transports transportsForTest();
+
     /** A new {@link Transports} of the kind the suite uses (the caller closes it). */
     Transports newTransportsForTest();
 

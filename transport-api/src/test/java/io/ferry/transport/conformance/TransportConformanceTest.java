@@ -69,7 +69,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(LeakDetectionExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class TransportConformanceTest implements ApplicationThreadWriters, FailedChildren {
+public abstract class TransportConformanceTest implements ApplicationThreadWriters, FailedChildren, ConnectionFacts {
 
     protected static final String HOST = "127.0.0.1";
     private static final int BULK = 64 << 20;
@@ -177,6 +177,11 @@ public abstract class TransportConformanceTest implements ApplicationThreadWrite
     @Override
     public Channel connectForTest(Channel server, Consumer<Channel> setup) throws InterruptedException {
         return connect(server, setup);
+    }
+
+    @Override
+    public Transports transportsForTest() {
+        return ferry;
     }
 
     @Override

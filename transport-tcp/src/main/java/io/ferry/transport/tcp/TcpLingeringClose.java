@@ -74,6 +74,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
         Channel ch = ctx.channel();
+        TcpInfoSnapshot.of(ch); // the kernel's figures, while the socket still has them
         if (started) {
             if (aborting && !finished) { // an abort cuts a lingering close short
                 finish(ctx, failure((EpollSocketChannel) ch, "the connection was aborted"), true);

@@ -24,7 +24,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.epoll.EpollTcpInfo;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -268,17 +267,13 @@ public final class TcpTransport implements Transport {
         if (counter != null) {
             stats.bytesSent(counter.bytesSent()).bytesReceived(counter.bytesReceived());
         }
-        if (channel instanceof EpollSocketChannel && channel.isOpen()) {
-            try {
-                EpollTcpInfo info = ((EpollSocketChannel) channel).tcpInfo();
-                stats.smoothedRttMicros(info.rtt())
-                        .rttVarianceMicros(info.rttvar())
-                        .congestionWindowBytes(info.sndCwnd() * info.sndMss())
-                        .retransmissions(info.totalRetrans())
-                        .packetsLost(info.lost());
-            } catch (ChannelException closedMeanwhile) {
-                // the socket closed between the check and the call: report what is known
-            }
+        TcpInfoSnapshot info = TcpInfoSnapshot.of(channel);
+        if (info != null) {
+            stats.smoothedRttMicros(info.rttMicros())
+                    .rttVarianceMicros(info.rttVarianceMicros())
+                    .congestionWindowBytes(info.congestionWindowBytes())
+                    .retransmissions(info.retransmissions())
+                    .packetsLost(info.lost());
         }
         return stats.build();
     }

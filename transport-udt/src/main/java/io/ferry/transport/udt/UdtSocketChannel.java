@@ -991,6 +991,9 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     @Override
     protected void doClose() throws Exception {
         try {
+            if (connected) {
+                readMonitor(); // the monitor's last figures, while the socket still has them
+            }
             if (aborting || !connected) {
                 dropUnsent();
             }
@@ -1046,36 +1049,52 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
 
     // ------------------------------------------------------------------ statistics
 
-    /** A snapshot from UDT's performance monitor. */
+    /** The monitor's figures as last read (after the close, what was known at it). */
+    private volatile MonitorFigures lastMonitor;
+
+    private record MonitorFigures(double rttMillis, int window, long retransmitted, long lost, double mbps, double periodMicros) {
+    }
+
+    /** A snapshot from UDT's performance monitor; after the close, its last figures. */
     TransportStatistics statistics(String transport) {
         TransportStatistics.Builder b = TransportStatistics.builder(transport, mode.name().toLowerCase(java.util.Locale.ROOT));
         ByteCountingHandler counter = ByteCountingHandler.of(this);
         if (counter != null) {
             b.bytesSent(counter.bytesSent()).bytesReceived(counter.bytesReceived());
         }
-        if (!isOpen()) {
-            return b.build();
+        MonitorFigures m = isOpen() ? readMonitor() : null;
+        if (m == null) {
+            m = lastMonitor;
         }
+        if (m != null) {
+            int payload = config.settings().mss - UdtSettings.HEADERS;
+            if (m.rttMillis() > 0) {
+                b.smoothedRttMicros((long) (m.rttMillis() * 1000));
+            }
+            b.congestionWindowBytes((long) Math.max(0, m.window()) * payload);
+            b.retransmissions(Math.max(0, m.retransmitted()));
+            b.packetsLost(Math.max(0, m.lost()));
+            if (m.mbps() > 0) {
+                b.estimatedBandwidth((long) (m.mbps() * 1e6 / 8));
+            }
+            if (m.periodMicros() > 0) {
+                b.sendRate((long) (payload * 1e6 / m.periodMicros()));
+            }
+        }
+        return b.build();
+    }
+
+    private MonitorFigures readMonitor() {
         try {
             socket.updateMonitor(false);
             MonitorUDT m = socket.monitor();
-            int payload = config.settings().mss - UdtSettings.HEADERS;
-            if (m.currentMillisRTT() > 0) {
-                b.smoothedRttMicros((long) (m.currentMillisRTT() * 1000));
-            }
-            b.congestionWindowBytes((long) Math.max(0, m.currentCongestionWindow()) * payload);
-            b.retransmissions(Math.max(0, m.globalRetransmittedTotal()));
-            b.packetsLost(Math.max(0, m.globalSenderLost()));
-            if (m.currentMbpsBandwidth() > 0) {
-                b.estimatedBandwidth((long) (m.currentMbpsBandwidth() * 1e6 / 8));
-            }
-            if (m.currentSendPeriod() > 0) {
-                b.sendRate((long) (payload * 1e6 / m.currentSendPeriod()));
-            }
-        } catch (ExceptionUDT closedMeanwhile) {
-            // a snapshot with what is known
+            MonitorFigures figures = new MonitorFigures(m.currentMillisRTT(), m.currentCongestionWindow(),
+                    m.globalRetransmittedTotal(), m.globalSenderLost(), m.currentMbpsBandwidth(), m.currentSendPeriod());
+            lastMonitor = figures;
+            return figures;
+        } catch (ExceptionUDT | RuntimeException closedMeanwhile) {
+            return null;
         }
-        return b.build();
     }
 
     private static InetSocketAddress remoteOf(SocketUDT socket) {

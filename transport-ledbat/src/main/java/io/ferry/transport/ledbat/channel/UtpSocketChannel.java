@@ -556,8 +556,9 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
             b.bytesSent(s.payloadBytesSent()).bytesReceived(s.payloadBytesReceived())
                     .retransmissions(s.retransmissions()).packetsLost(s.packetsLost())
                     .congestionWindowBytes(connection.cwndBytes());
-            if (connection.smoothedRttNanos() > 0) {
-                b.smoothedRttMicros(connection.smoothedRttNanos() / 1000).rttVarianceMicros(connection.rttVarianceNanos() / 1000);
+            if (connection.reportedRttNanos() > 0) {
+                b.smoothedRttMicros(connection.reportedRttNanos() / 1000)
+                        .rttVarianceMicros(Math.max(0, connection.reportedRttVarianceNanos()) / 1000);
             }
             if (connection.queuingDelayMicros() >= 0) {
                 b.queuingDelayMicros(connection.queuingDelayMicros());

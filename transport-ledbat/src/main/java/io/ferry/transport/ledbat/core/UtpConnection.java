@@ -107,6 +107,11 @@ public final class UtpConnection {
     private final CongestionControl cc;
     private final Pacer pacer;
     private final RttEstimator rtt;
+    /**
+     * The round trip from the BEP 29 timestamps of every packet received: what a side that only receives
+     * (and so never times an acknowledgement of its own data) reports as its RTT. Only statistics read it.
+     */
+    private final RttEstimator pathRtt;
     private final AckScheduler acks;
     private final OutstandingPackets outstanding = new OutstandingPackets();
     private final SendQueue sendQueue = new SendQueue();
@@ -163,6 +168,7 @@ public final class UtpConnection {
                 new CongestionParameters(maxPayload, Math.max(1, config.targetDelayNanos() / 1000)));
         this.pacer = new Pacer(2 * config.packetSize());
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
+        this.pathRtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
         this.acks = new AckScheduler(config.delayedAckTimeoutNanos());
         this.inbound = new InboundStream(config, out, acks, stats);
         this.recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
@@ -732,6 +738,19 @@ public final class UtpConnection {
         return rtt.srttNanos();
     }
 
+    /**
+     * The smoothed round trip for statistics: the acknowledgement-timed one where this side has sent data,
+     * otherwise the one from the packets' timestamps; -1 before any sample. Also its variation.
+     */
+    public long reportedRttNanos() {
+        return rtt.srttNanos() > 0 ? rtt.srttNanos() : pathRtt.srttNanos();
+    }
+
+    /** The variation of {@link #reportedRttNanos()}, or -1 before any sample. */
+    public long reportedRttVarianceNanos() {
+        return rtt.srttNanos() > 0 ? rtt.rttVarNanos() : pathRtt.rttVarNanos();
+    }
+
     /** Returns the RTT variation in nanoseconds, or -1 before the first sample. */
     public long rttVarianceNanos() {
         return rtt.rttVarNanos();
@@ -861,6 +880,7 @@ public final class UtpConnection {
                 long micros = Integer.toUnsignedLong(ourDelay + replyMicros);
                 if (micros < MAX_TIMESTAMP_RTT_MICROS) {
                     inbound.onRttSample(micros * 1000);
+                    pathRtt.onSample(micros * 1000);
                 }
             }
         }
