@@ -3,6 +3,7 @@ package io.ferry.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,7 +61,12 @@ class TransportsTest {
             RecordingTransport t = tcp.created.get(0);
             assertEquals(new InetSocketAddress("127.0.0.1", 4242), t.lastAddress);
             assertFalse(t.lastAddress.isUnresolved());
-            assertSame(options, t.lastOptions);
+            assertEquals(Optional.of(1200), t.lastOptions.get(FerryChannelOption.PACKET_SIZE));
+            assertEquals(Optional.of(Transports.DEFAULT_WRITE_BUFFER_WATER_MARK), t.lastOptions.get(ChannelOption.WRITE_BUFFER_WATER_MARK),
+                    "Ferry's default water mark is added");
+            WriteBufferWaterMark own = new WriteBufferWaterMark(8, 16);
+            ferry.connect("tcp://127.0.0.1:4242", NOOP, options.toBuilder().set(ChannelOption.WRITE_BUFFER_WATER_MARK, own).build());
+            assertEquals(Optional.of(own), t.lastOptions.get(ChannelOption.WRITE_BUFFER_WATER_MARK), "but never replaces the user's");
         }
     }
 
@@ -149,7 +156,7 @@ class TransportsTest {
 
         @Override
         public Set<ChannelOption<?>> supportedOptions() {
-            return Set.of(FerryChannelOption.PACKET_SIZE);
+            return Set.of(FerryChannelOption.PACKET_SIZE, ChannelOption.WRITE_BUFFER_WATER_MARK);
         }
 
         @Override

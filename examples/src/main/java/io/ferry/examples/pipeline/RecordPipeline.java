@@ -1,9 +1,12 @@
 package io.ferry.examples.pipeline;
 
+import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.Transports;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 
 import java.net.InetSocketAddress;
 import java.util.Locale;
@@ -89,6 +92,13 @@ public final class RecordPipeline {
     }
 
     /**
+     * The producer's connection holds at most 64 KiB (Netty's default) it has not handed to the transport (Ferry's default
+     * water mark, 1 MiB low / 2 MiB high, is sized for throughput): a pipeline that bounds its memory per connection says so.
+     */
+    static final ChannelOptions PRODUCER_OPTIONS = ChannelOptions.builder()
+            .set(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024)).build();
+
+    /**
      * Runs both stages in this process over {@code scheme} on loopback.
      *
      * @param slowEvery the consumer sleeps 1 ms every this many records (0: full speed)
@@ -110,7 +120,7 @@ public final class RecordPipeline {
                 NumberedRecords source = new NumberedRecords(records, size);
                 RecordProducer producer = new RecordProducer(source);
                 int port = ((InetSocketAddress) server.localAddress()).getPort();
-                ferry.connect(scheme + "://127.0.0.1:" + port, producer).sync();
+                ferry.connect(scheme + "://127.0.0.1:" + port, producer, PRODUCER_OPTIONS).sync();
                 RecordProducer.Stats produced = producer.done().get(120, TimeUnit.SECONDS);
                 RecordConsumer.Stats consumed = accepted.get(10, TimeUnit.SECONDS).done().get(120, TimeUnit.SECONDS);
                 worker.submit(() -> { }).get(); // the sink's fields are read after its last record
@@ -166,7 +176,7 @@ public final class RecordPipeline {
                     int size = args.length > 3 ? Integer.parseInt(args[3]) : 1024;
                     NumberedRecords source = new NumberedRecords(records, size);
                     RecordProducer producer = new RecordProducer(source);
-                    ferry.connect(args[1], producer).sync();
+                    ferry.connect(args[1], producer, PRODUCER_OPTIONS).sync();
                     RecordProducer.Stats stats = producer.done().get();
                     System.out.println("produced " + stats + ", checksum " + Long.toHexString(source.checksum.getValue()));
                     break;
