@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.core.UtpDemux;
 import io.ferry.transport.ledbat.wire.PacketReader;
@@ -16,8 +18,6 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.concurrent.ScheduledFuture;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
@@ -45,7 +45,7 @@ final class UtpEndpoint {
     /** Kernel socket buffers asked for; the kernel caps them at {@code net.core.[rw]mem_max}. */
     static final int SOCKET_BUFFER = 8 << 20;
 
-    private static final Logger LOG = LoggerFactory.getLogger(UtpEndpoint.class);
+    private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UtpEndpoint.class);
     private static final java.security.SecureRandom SALTS = new java.security.SecureRandom();
 
     /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
