@@ -128,8 +128,9 @@ public final class Transports implements AutoCloseable {
     private ChannelFuture connect(TransportUri target, ChannelHandler handler, ChannelOptions options) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(options, "options");
-        options = withFerryDefaults(target.withStreams(options));
+        options = target.withStreams(options);
         Transport transport = carrier(target.scheme(), options);
+        options = withFerryDefaults(transport, options);
         InetSocketAddress remote;
         try {
             remote = resolve(target);
@@ -162,8 +163,9 @@ public final class Transports implements AutoCloseable {
     private ChannelFuture listen(TransportUri target, ChannelHandler childHandler, ChannelOptions options) {
         Objects.requireNonNull(childHandler, "childHandler");
         Objects.requireNonNull(options, "options");
-        options = withFerryDefaults(target.withStreams(options));
+        options = target.withStreams(options);
         Transport transport = carrier(target.scheme(), options);
+        options = withFerryDefaults(transport, options);
         InetSocketAddress local;
         try {
             local = resolve(target);
@@ -175,10 +177,12 @@ public final class Transports implements AutoCloseable {
 
     /**
      * Ferry's defaults for Netty options where Netty's own do not fit a data pipeline: the write-buffer
-     * water mark ({@link #DEFAULT_WRITE_BUFFER_WATER_MARK}) unless the options set one.
+     * water mark ({@link #DEFAULT_WRITE_BUFFER_WATER_MARK}) unless the options set one or the transport
+     * does not take it.
      */
-    static ChannelOptions withFerryDefaults(ChannelOptions options) {
-        if (options.contains(ChannelOption.WRITE_BUFFER_WATER_MARK)) {
+    static ChannelOptions withFerryDefaults(Transport transport, ChannelOptions options) {
+        if (options.contains(ChannelOption.WRITE_BUFFER_WATER_MARK)
+                || !transport.supportedOptions().contains(ChannelOption.WRITE_BUFFER_WATER_MARK)) {
             return options;
         }
         return options.toBuilder().set(ChannelOption.WRITE_BUFFER_WATER_MARK, DEFAULT_WRITE_BUFFER_WATER_MARK).build();
