@@ -44,9 +44,8 @@ POM
 } > "$work/pom.xml"
 snippet java > "$work/src/main/java/Quickstart.java"
 
-mvn_java=()
-[ -n "$java_home" ] && mvn_java=(env JAVA_HOME="$java_home")
-"${mvn_java[@]}" "$root/mvnw" -q -B -f "$work/pom.xml" package dependency:build-classpath -Dmdep.outputFile="$work/cp.txt"
+# built with the default JDK (for release 17); JAVA_HOME picks the JDK that runs it
+"$root/mvnw" -q -B -f "$work/pom.xml" package dependency:build-classpath -Dmdep.outputFile="$work/cp.txt"
 java=java
 [ -n "$java_home" ] && java="$java_home/bin/java"
 flags=()
