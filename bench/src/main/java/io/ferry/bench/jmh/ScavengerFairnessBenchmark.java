@@ -3,7 +3,6 @@ package io.ferry.bench.jmh;
 import io.ferry.bench.emulator.LinkModel;
 import io.ferry.bench.netns.RootAccess;
 import io.ferry.bench.netns.Topology;
-import io.ferry.bench.report.Stats;
 import io.ferry.bench.transfer.Peer;
 import io.ferry.bench.transfer.StreamingFlow;
 import io.ferry.transport.ChannelOptions;
@@ -25,7 +24,6 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -34,20 +32,22 @@ import java.util.concurrent.TimeUnit;
  * emulator between two network namespaces: 100 Mbit/s, 150 ms drop-tail queue, {@code baseRttMs}),
  * carrying one uTP flow with the scavenger controller {@code controller} that ran alone for
  * {@code leadSeconds} and then {@code tcpFlows} TCP flows of congestion control {@code competitor}
- * that joined it. Each invocation watches the link for {@code windowSeconds} and reports, through
- * JMH's auxiliary counters, each side's goodput ({@code scavengerMbitPerS}, {@code tcpMbitPerS}, and
- * the slowest and fastest TCP flow's), the scavenger's share of it and Jain's index over all flows. The first iteration (warm-up) covers the
- * moments right after the TCP flows joined; later ones show whether the scavenger stays out of the way.
+ * that joined it. Each iteration is a window of the link (JMH's iteration time, {@code -r}, default
+ * 5 s) and reports, through JMH's auxiliary counters, each side's goodput ({@code scavengerMbitPerS},
+ * {@code tcpMbitPerS}, and the slowest and fastest TCP flow's), the scavenger's share of it and Jain's
+ * index over all flows; JMH gives each as the mean over the measured iterations (and forks) with its
+ * error. The warm-up iteration covers the moments right after the TCP flows joined; later ones show
+ * whether the scavenger stays out of the way.
  *
  * <pre>java -jar bench/target/benchmarks.jar ScavengerFairness -p competitor=bbr -p tcpFlows=1</pre>
  *
  * Needs root (network namespaces and {@code /dev/net/tun}); without it the trial fails with the reason.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.SingleShotTime)
+@BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 1)
-@Measurement(iterations = 3)
+@Warmup(iterations = 1, time = 5)
+@Measurement(iterations = 3, time = 5)
 @Fork(1)
 public class ScavengerFairnessBenchmark {
 
@@ -73,19 +73,25 @@ public class ScavengerFairnessBenchmark {
     @Param({"5"})
     public int leadSeconds;
 
-    /** Seconds each invocation measures. */
-    @Param({"5"})
-    public int windowSeconds;
-
     private Topology topology;
     private Peer client;
     private Peer server;
     private StreamingFlow scavenger;
     private final List<StreamingFlow> tcp = new ArrayList<>();
+    private long windowStart;
+    private long scavengerAtStart;
+    private long[] tcpAtStart;
 
-    /** What one invocation measured; JMH prints and records each field as a secondary result. */
+    /**
+     * What one window measured, as JMH secondary results. Each field is a figure of the window times the
+     * window's length in seconds, declared as {@link AuxCounters.Type#OPERATIONS OPERATIONS}: JMH divides
+     * it by the iteration's time (the window) and averages it over iterations and forks, with an error,
+     * like any throughput ({@link FairnessWindow}). As {@code EVENTS} JMH summed them over iterations, so
+     * {@code -i 3} reported three times every rate, share and index; and in {@code SingleShotTime} mode JMH
+     * reports no {@code OPERATIONS} counter at all, hence {@code Throughput} mode.
+     */
     @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.EVENTS)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
     public static class Shares {
         public double scavengerMbitPerS;
         public double tcpMbitPerS;
@@ -93,6 +99,16 @@ public class ScavengerFairnessBenchmark {
         public double tcpFastestFlowMbitPerS;
         public double scavengerShare;
         public double jainIndex;
+
+        /** Sets every counter from one window's flow rates (the scavenger's first). */
+        void record(FairnessWindow window) {
+            scavengerMbitPerS = window.timeWeighted(window.scavengerMbitPerS());
+            tcpMbitPerS = window.timeWeighted(window.tcpMbitPerS());
+            tcpSlowestFlowMbitPerS = window.timeWeighted(window.tcpSlowestMbitPerS());
+            tcpFastestFlowMbitPerS = window.timeWeighted(window.tcpFastestMbitPerS());
+            scavengerShare = window.timeWeighted(window.scavengerShare());
+            jainIndex = window.timeWeighted(window.jain());
+        }
     }
 
     @Setup(Level.Trial)
@@ -119,26 +135,28 @@ public class ScavengerFairnessBenchmark {
         }
     }
 
+    /** Each iteration is one window: the counts start here. */
+    @Setup(Level.Iteration)
+    public void startWindow() {
+        scavengerAtStart = scavenger.receivedBytes();
+        tcpAtStart = tcp.stream().mapToLong(StreamingFlow::receivedBytes).toArray();
+        windowStart = System.nanoTime();
+    }
+
+    /**
+     * One look at the window so far (every 100 ms): the counters are set, not added to, to the window's
+     * figures since it started, so the last invocation of an iteration leaves the whole window's.
+     */
     @Benchmark
     public void window(Shares shares) throws InterruptedException {
-        long scavengerBefore = scavenger.receivedBytes();
-        long[] tcpBefore = tcp.stream().mapToLong(StreamingFlow::receivedBytes).toArray();
-        long start = System.nanoTime();
-        TimeUnit.SECONDS.sleep(windowSeconds);
-        double seconds = (System.nanoTime() - start) / 1e9;
+        TimeUnit.MILLISECONDS.sleep(100);
+        double seconds = (System.nanoTime() - windowStart) / 1e9;
         double[] rates = new double[tcp.size() + 1];
-        rates[0] = (scavenger.receivedBytes() - scavengerBefore) * 8 / seconds / 1e6;
-        double tcpTotal = 0;
+        rates[0] = (scavenger.receivedBytes() - scavengerAtStart) * 8 / seconds / 1e6;
         for (int i = 0; i < tcp.size(); i++) {
-            rates[i + 1] = (tcp.get(i).receivedBytes() - tcpBefore[i]) * 8 / seconds / 1e6;
-            tcpTotal += rates[i + 1];
+            rates[i + 1] = (tcp.get(i).receivedBytes() - tcpAtStart[i]) * 8 / seconds / 1e6;
         }
-        shares.scavengerMbitPerS = rates[0];
-        shares.tcpMbitPerS = tcpTotal;
-        shares.tcpSlowestFlowMbitPerS = Arrays.stream(rates, 1, rates.length).min().orElse(0);
-        shares.tcpFastestFlowMbitPerS = Arrays.stream(rates, 1, rates.length).max().orElse(0);
-        shares.scavengerShare = rates[0] + tcpTotal == 0 ? 0 : rates[0] / (rates[0] + tcpTotal);
-        shares.jainIndex = Stats.jain(rates);
+        shares.record(new FairnessWindow(seconds, rates));
     }
 
     @TearDown(Level.Trial)

@@ -2,7 +2,6 @@ package io.ferry.bench.writers;
 
 import io.ferry.transport.BlockingChannelWriter;
 import io.ferry.transport.ChannelOptions;
-import io.ferry.transport.Transports;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -33,7 +32,12 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar io.ferry.bench.writers.WriterPatterns [--transports tcp,utp,udt] [--size 100M]
- *      [--rounds 3] [--host 127.0.0.1] [--high-water SIZE] [--patterns loop,writer,...]
+ *      [--rounds 3] [--high-water SIZE] [--patterns loop,writer,...] [--link MBIT,RTT_MS]
+ * </pre>
+ *
+ * <p>{@code --link 200,150} runs each transfer between two network namespaces joined by the TUN link
+ * emulator at that rate and round-trip time, with a queue of one bandwidth-delay product (needs root).
+ * <pre>
  * </pre>
  */
 public final class WriterPatterns {
@@ -86,7 +90,8 @@ public final class WriterPatterns {
         List<String> transports = List.of("tcp", "utp", "udt");
         long size = 100L << 20;
         int rounds = 3;
-        String host = "127.0.0.1";
+        long linkMbit = 0;
+        long rttMs = 0;
         WriteBufferWaterMark waterMark = null;
         List<Pattern> patterns = Arrays.asList(Pattern.values());
         for (int i = 0; i < args.length; i++) {
@@ -94,7 +99,11 @@ public final class WriterPatterns {
                 case "--transports" -> transports = List.of(args[++i].split(","));
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--host" -> host = args[++i];
+                case "--link" -> {
+                    String[] link = args[++i].split(",");
+                    linkMbit = Long.parseLong(link[0]);
+                    rttMs = Long.parseLong(link[1]);
+                }
                 case "--high-water" -> {
                     int high = (int) parseSize(args[++i]);
                     waterMark = new WriteBufferWaterMark(high / 2, high);
@@ -106,16 +115,17 @@ public final class WriterPatterns {
         ChannelOptions options = waterMark == null ? ChannelOptions.empty()
                 : ChannelOptions.builder().set(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark).build();
         System.out.printf("%-5s %-20s %-54s %9s %13s %8s%n", "", "messages", "producer", "Mbit/s", "(min-max)", "x ref");
-        try (Transports ferry = Transports.create()) {
+        try (Ends ends = linkMbit > 0 ? Ends.emulated(linkMbit, rttMs) : Ends.loopback()) {
+            System.out.println("# " + ends.description());
             for (String transport : transports) {
                 long bytes = size;
                 // warm-up: one untimed round of the reference writer, so that the first row is not a cold JIT's
-                run(ferry, transport, host, Pattern.LOOP, options, Math.min(bytes, 64L << 20));
+                run(ends, transport, Pattern.LOOP, options, Math.min(bytes, 64L << 20));
                 Map<Shape, Double> reference = new EnumMap<>(Shape.class);
                 for (Pattern pattern : patterns) {
                     double[] rates = new double[rounds];
                     for (int r = 0; r < rounds; r++) {
-                        rates[r] = run(ferry, transport, host, pattern, options, pattern.shape == Shape.CHUNK ? bytes : bytes / 4);
+                        rates[r] = run(ends, transport, pattern, options, pattern.shape == Shape.CHUNK ? bytes : bytes / 4);
                     }
                     double[] sorted = rates.clone();
                     Arrays.sort(sorted);
@@ -133,14 +143,13 @@ public final class WriterPatterns {
     }
 
     /** Moves {@code size} bytes with {@code pattern}; returns Mbit/s from the first write to the last byte received. */
-    static double run(Transports ferry, String transport, String host, Pattern pattern, ChannelOptions options, long size)
-            throws Exception {
+    static double run(Ends ends, String transport, Pattern pattern, ChannelOptions options, long size) throws Exception {
         AtomicLong received = new AtomicLong();
         CompletableFuture<Long> done = new CompletableFuture<>();
         Shape shape = pattern.shape;
         long messages = size / shape.size;
         long expected = messages * (shape == Shape.RECORD ? shape.size + 4 : shape.size);
-        Channel server = ferry.listen(transport + "://" + host + ":0", new ChannelInitializer<>() {
+        Channel server = ends.server().call(() -> ends.server().transports().listen(transport + "://" + ends.serverAddress() + ":0", new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -154,10 +163,10 @@ public final class WriterPatterns {
                     }
                 });
             }
-        }).sync().channel();
+        }, options).sync().channel());
         int port = ((java.net.InetSocketAddress) server.localAddress()).getPort();
         LoopWriter loopWriter = pattern.onLoop() ? new LoopWriter(shape, messages) : null;
-        Channel client = ferry.connect(transport + "://" + host + ":" + port, new ChannelInitializer<>() {
+        Channel client = ends.client().call(() -> ends.client().transports().connect(transport + "://" + ends.serverAddress() + ":" + port, new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 if (shape == Shape.RECORD) {
@@ -167,7 +176,7 @@ public final class WriterPatterns {
                     ch.pipeline().addLast(loopWriter);
                 }
             }
-        }, options).sync().channel();
+        }, options).sync().channel());
         ByteBuf chunk = ZEROS;
         long start = System.nanoTime();
         try {
