@@ -54,6 +54,11 @@ final class Ends implements AutoCloseable {
         return server;
     }
 
+    /** The emulated link's topology, or null on loopback. */
+    Topology topology() {
+        return topology;
+    }
+
     String serverAddress() {
         return serverAddress;
     }

@@ -1,5 +1,6 @@
 package io.ferry.bench.writers;
 
+import io.ferry.bench.transfer.ReferenceTransfers;
 import io.ferry.transport.BlockingChannelWriter;
 import io.ferry.transport.ChannelOptions;
 import io.netty.buffer.ByteBuf;
@@ -13,6 +14,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.ReferenceCountUtil;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,11 +34,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar io.ferry.bench.writers.WriterPatterns [--transports tcp,utp,udt] [--size 100M]
- *      [--rounds 3] [--high-water SIZE] [--patterns loop,writer,...] [--link MBIT,RTT_MS]
+ *      [--rounds 3] [--high-water SIZE] [--patterns loop,writer,...] [--link MBIT,RTT_MS] [--cold]
  * </pre>
  *
  * <p>{@code --link 200,150} runs each transfer between two network namespaces joined by the TUN link
- * emulator at that rate and round-trip time, with a queue of one bandwidth-delay product (needs root).
+ * emulator at that rate and round-trip time, with a queue of one bandwidth-delay product (needs root), and
+ * first measures native UDT4's own sender and iperf3 there. {@code --cold} skips the warm-up and prints
+ * every round in order: in a fresh JVM the first round is the cold start.
  * <pre>
  * </pre>
  */
@@ -90,6 +94,7 @@ public final class WriterPatterns {
         List<String> transports = List.of("tcp", "utp", "udt");
         long size = 100L << 20;
         int rounds = 3;
+        boolean cold = false;
         long linkMbit = 0;
         long rttMs = 0;
         WriteBufferWaterMark waterMark = null;
@@ -99,6 +104,7 @@ public final class WriterPatterns {
                 case "--transports" -> transports = List.of(args[++i].split(","));
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--cold" -> cold = true;
                 case "--link" -> {
                     String[] link = args[++i].split(",");
                     linkMbit = Long.parseLong(link[0]);
@@ -117,10 +123,15 @@ public final class WriterPatterns {
         System.out.printf("%-5s %-20s %-54s %9s %13s %8s%n", "", "messages", "producer", "Mbit/s", "(min-max)", "x ref");
         try (Ends ends = linkMbit > 0 ? Ends.emulated(linkMbit, rttMs) : Ends.loopback()) {
             System.out.println("# " + ends.description());
+            if (ends.topology() != null) {
+                references(ends, size);
+            }
             for (String transport : transports) {
                 long bytes = size;
                 // warm-up: one untimed round of the reference writer, so that the first row is not a cold JIT's
-                run(ends, transport, Pattern.LOOP, options, Math.min(bytes, 64L << 20));
+                if (!cold) {
+                    run(ends, transport, Pattern.LOOP, options, Math.min(bytes, 64L << 20));
+                }
                 Map<Shape, Double> reference = new EnumMap<>(Shape.class);
                 for (Pattern pattern : patterns) {
                     double[] rates = new double[rounds];
@@ -137,9 +148,31 @@ public final class WriterPatterns {
                     System.out.printf(Locale.ROOT, "%-5s %-20s %-54s %9.0f %13s %8s%n", transport, pattern.shape.label,
                             pattern.description, median, String.format(Locale.ROOT, "%.0f-%.0f", sorted[0], sorted[rounds - 1]),
                             ref != null ? String.format(Locale.ROOT, "%.2f", median / ref) : "-");
+                    if (cold) {
+                        System.out.printf(Locale.ROOT, "      rounds in order (the first in a fresh JVM): %s%n",
+                                Arrays.stream(rates).mapToObj(r -> String.format(Locale.ROOT, "%.0f", r)).toList());
+                    }
                 }
             }
         }
+    }
+
+    /**
+     * The best peers on the same link in the same run: native UDT4's own sender (a C++ program on Debian's
+     * libudt, writing from its own thread) and the kernel's TCP (iperf3, cubic), each moving {@code size} bytes.
+     */
+    private static void references(Ends ends, long size) {
+        Duration cap = Duration.ofMinutes(3);
+        String libudt = ReferenceTransfers.libudtMissing().map(why -> "skipped: " + why).orElseGet(() -> rate(
+                ReferenceTransfers.libudt(ends.topology().client(), ends.topology().server(), ends.serverAddress(), size, cap)));
+        String iperf = ReferenceTransfers.iperf3Missing().map(why -> "skipped: " + why).orElseGet(() -> rate(
+                ReferenceTransfers.iperf3(ends.topology().client(), ends.topology().server(), ends.serverAddress(), size, "cubic", cap)));
+        System.out.printf(Locale.ROOT, "%-5s %-20s %-54s %9s%n", "ref", "native UDT4", "its own sender thread (libudt-dev, C++)", libudt);
+        System.out.printf(Locale.ROOT, "%-5s %-20s %-54s %9s%n", "ref", "kernel TCP", "iperf3 -C cubic", iperf);
+    }
+
+    private static String rate(ReferenceTransfers.Result r) {
+        return r.ok() ? String.format(Locale.ROOT, "%.0f", r.mbitPerSecond()) : "failed: " + r.failure();
     }
 
     /** Moves {@code size} bytes with {@code pattern}; returns Mbit/s from the first write to the last byte received. */
