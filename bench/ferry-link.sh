@@ -37,17 +37,17 @@ one() {  # one transfer: $1 the scheme; prints the send command's wall seconds
   for _ in $(seq 200); do grep -q "receiving into" "$WORK/recv.log" 2>/dev/null && break; sleep 0.05; done
   local start end
   start=$(date +%s.%N)
-  ip netns exec "$CNS" ./ferry send "$WORK/file" "$t://$SADDR:$port" > "$WORK/send.log" 2>&1 || { cat "$WORK/send.log"; exit 1; }
+  ip netns exec "$CNS" ./ferry send "$WORK/file" "$t://$SADDR:$port" > "$WORK/send.log" 2>&1 || { cat "$WORK/send.log" "$WORK/recv.log" >&2; exit 1; }
   end=$(date +%s.%N)
-  wait "$rpid"
-  cmp -s "$WORK/file" "$out/file" || { echo "ferry-link: $t delivered a different file"; exit 1; }
+  wait "$rpid" || { echo "ferry-link: the $t receiver failed:" >&2; cat "$WORK/recv.log" >&2; exit 1; }
+  cmp -s "$WORK/file" "$out/file" || { echo "ferry-link: $t delivered a different file" >&2; exit 1; }
   python3 -c "print('%.2f' % ($end - $start))"
 }
 
 declare -A times
 for r in $(seq "$ROUNDS"); do
   for t in $TRANSPORTS; do
-    s=$(one "$t"); times[$t]+="$s "
+    s=$(one "$t") || exit 1; times[$t]+="$s "
     printf '  round %s %-4s %7ss\n' "$r" "$t" "$s"
   done
   ip netns exec "$SNS" iperf3 -s -1 -B "$SADDR" -p 5201 > /dev/null 2>&1 &

@@ -430,10 +430,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
                 clearOpWrite();
                 return;
             }
-            ByteBuffer[] parts = msg instanceof ByteBuf ? in.nioBuffers(1024, GATHER_BYTES - HEADER) : null;
-            int count = parts == null ? 0 : in.nioBufferCount();
-            long bytes = parts == null ? 0 : in.nioBufferSize();
-            if (count == 0 || (count == 1 && bytes > COPY_SINGLE_BYTES)) {
+            if (!(msg instanceof ByteBuf) || ((ByteBuf) msg).readableBytes() > COPY_SINGLE_BYTES) {
                 super.doWrite(in);
                 return;
             }
@@ -442,14 +439,20 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             }
             boolean newFrame = mode == UdtSettings.StreamMode.FRAMED && outFrameRemaining == 0 && !outHeaderPending;
             gather.clear();
-            if (newFrame) {
-                gather.putInt((int) bytes);
+            gather.position(newFrame ? HEADER : 0);
+            // straight from the ByteBufs' reader indexes (the outbound buffer's cached NIO views of an entry
+            // fall behind once part of it went out through doWriteBytes)
+            in.forEachFlushedMessage(this::gatherOne);
+            int bytes = gather.position() - (newFrame ? HEADER : 0);
+            if (bytes == 0) {
+                super.doWrite(in); // empty buffers only: never a zero-length frame, which ends the stream
+                return;
             }
-            for (int i = 0; i < count; i++) {
-                gather.put(parts[i].duplicate());
+            if (newFrame) {
+                gather.putInt(0, bytes);
             }
             gather.flip();
-            int sent = newFrame ? sendFrame(gather, (int) bytes) : writeStream(gather);
+            int sent = newFrame ? sendFrame(gather, bytes) : writeStream(gather);
             if (sent > 0) {
                 in.removeBytes(sent);
             }
@@ -459,6 +462,23 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             }
         }
         incompleteWrite(false);
+    }
+
+    /** Copies a flushed buffer into {@link #gather} if it fits whole; false (stop) at one that does not. */
+    private boolean gatherOne(Object msg) {
+        if (!(msg instanceof ByteBuf)) {
+            return false;
+        }
+        ByteBuf buf = (ByteBuf) msg;
+        int n = buf.readableBytes();
+        if (n > gather.remaining()) {
+            return false;
+        }
+        ByteBuffer target = gather.duplicate();
+        target.limit(target.position() + n);
+        buf.getBytes(buf.readerIndex(), target);
+        gather.position(gather.position() + n);
+        return true;
     }
 
     /** Sends a whole frame (header and payload in {@code frame}); returns the payload bytes taken, keeping the frame state. */
