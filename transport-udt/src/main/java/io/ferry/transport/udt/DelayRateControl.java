@@ -12,8 +12,8 @@ package io.ferry.transport.udt;
  *   <li><b>the queue decides</b>: the queuing delay is the smoothed RTT less the smallest RTT of the
  *       last ten minutes, extrapolated one round ahead (UDT smooths its RTT over about 80 ms). The
  *       target is a quarter of the minimum RTT, between 5 and 30 ms;</li>
- *   <li><b>start-up</b> waits for UDT's RTT to stop climbing from its 100 ms guess (at most half a
- *       second), multiplies the rate by 1.5 each round until the first queue appears or the buffer
+ *   <li><b>start-up</b> waits for UDT's RTT to stop climbing from its 100 ms guess (at least 40
+ *       acknowledgements, at most half a second after them), multiplies the rate by 1.5 each round until the first queue appears or the buffer
  *       overflows, then drops it to 85 % of the best rate acknowledged in the last three rounds (what
  *       the bottleneck passed), but not below 40 % (50 % after an overflow), and holds that rate while
  *       the queue the growth built drains;</li>
@@ -50,8 +50,24 @@ final class DelayRateControl {
     static final double LOSS_CUT_FACTOR = 0.7;
     static final int MIN_PACKETS_FOR_LOSS = 50;
     static final int LOSS_CALIBRATION_ROUNDS = 4;
-    /** How long UDT's smoothed RTT is left to converge after the first acknowledgement. */
+    /**
+     * How long UDT's smoothed RTT is left to converge after the first acknowledgement at most, once
+     * {@link #WARM_UP_ACKS} acknowledgements came. UDT moves its RTT 1/8 of the way per acknowledgement,
+     * and they come every 10 ms only while data flows: a protocol's handshake before its bulk (ferry
+     * send's) gets a few in half a second, and a base RTT taken then (105-111 ms on a 150 ms path) had FAST
+     * cut the rate every round: ferry send over udt moved 1.1-1.7 MiB/s on a 200 Mbit/s link.
+     */
     static final long WARM_UP_NANOS = 500_000_000L;
+    /** Acknowledgements the warm-up lasts at least (UDT's RTT then within a few percent of the path's). */
+    static final int WARM_UP_ACKS = 40;
+    /**
+     * A fall this far below the highest RTT of the warm-up ends it at once: UDT's RTT came down from a
+     * queue of the handshake's, and the minimum follows it down. (Smaller dips are the receiver's samples
+     * scattering while the RTT still climbs from the guess.)
+     */
+    static final double FELL_FROM_ABOVE = 0.05;
+    /** Acknowledgements a convergence window must hold to say the RTT stopped climbing. */
+    static final int CONVERGENCE_ACKS = 4;
     static final double UDT_INITIAL_RTT_MS = 100;
     /** The warm-up ends early once UDT's RTT rose by less than this fraction over {@link #CONVERGENCE_WINDOW_NANOS}. */
     static final double CONVERGED_RISE = 0.01;
@@ -78,6 +94,9 @@ final class DelayRateControl {
     private long firstAck;
     private double warmUpRttMs = Double.NaN;
     private long warmUpRttSince;
+    private long warmUpAcks;
+    private double warmUpMaxRttMs;
+    private long firstAckCount;
     private final double[] recentAckedPps = new double[EXIT_RATE_ROUNDS];
     private int recentAckedNext;
 
@@ -142,9 +161,10 @@ final class DelayRateControl {
      * @param sentTotal    data packets sent, retransmissions included
      * @param lostTotal    packets the peer reported lost
      * @param ackedTotal   packets acknowledged (sent − retransmitted − in flight)
+     * @param acksReceived acknowledgement packets received so far (UDT's RTT moves once per acknowledgement)
      * @return the rate to pace at now, bytes per second
      */
-    long onSample(long now, double rttMs, long sentTotal, long lostTotal, long ackedTotal) {
+    long onSample(long now, double rttMs, long sentTotal, long lostTotal, long ackedTotal, long acksReceived) {
         remember(now, sentTotal);
         if (!measuring) {
             // UDT's RTT is a 100 ms guess until the first acknowledgement, and then converges 1/8 per
@@ -157,8 +177,13 @@ final class DelayRateControl {
             if (!acknowledged) {
                 acknowledged = true;
                 firstAck = now;
+                firstAckCount = acksReceived;
             }
-            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && now - firstAck < WARM_UP_NANOS && stillRising(now, rttMs)) {
+            warmUpMaxRttMs = Math.max(warmUpMaxRttMs, rttMs);
+            boolean fellFromAbove = rttMs < warmUpMaxRttMs * (1 - FELL_FROM_ABOVE);
+            boolean enoughAcks = acksReceived - firstAckCount >= WARM_UP_ACKS;
+            boolean converged = enoughAcks && (now - firstAck >= WARM_UP_NANOS || !stillRising(now, rttMs, acksReceived));
+            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && !fellFromAbove && !converged) {
                 return bytesPerSecond();
             }
             measuring = true;
@@ -188,16 +213,18 @@ final class DelayRateControl {
      * that climbs that little over five acknowledgements is within a few percent of the truth; one that
      * falls came from above it, which the minimum follows down.
      */
-    private boolean stillRising(long now, double rttMs) {
+    private boolean stillRising(long now, double rttMs, long acksReceived) {
         if (Math.abs(rttMs - UDT_INITIAL_RTT_MS) < 1) {
             // still the guess: no acknowledgement has been measured yet, however long it stays
             warmUpRttMs = Double.NaN;
             return true;
         }
-        if (Double.isNaN(warmUpRttMs) || now - warmUpRttSince >= CONVERGENCE_WINDOW_NANOS) {
+        if (Double.isNaN(warmUpRttMs)
+                || (now - warmUpRttSince >= CONVERGENCE_WINDOW_NANOS && acksReceived - warmUpAcks >= CONVERGENCE_ACKS)) {
             boolean rising = Double.isNaN(warmUpRttMs) || rttMs > warmUpRttMs * (1 + CONVERGED_RISE);
             warmUpRttMs = rttMs;
             warmUpRttSince = now;
+            warmUpAcks = acksReceived;
             return rising;
         }
         return true;

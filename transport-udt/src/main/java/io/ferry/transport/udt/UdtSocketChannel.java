@@ -1052,7 +1052,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             long sent = m.globalSentTotal();
             long acked = sent - Math.max(0, m.globalRetransmittedTotal()) - Math.max(0, m.currentFlightSize());
             pacing.ceiling(config.rateCeiling());
-            long rate = pacing.onSample(System.nanoTime(), m.currentMillisRTT(), sent, Math.max(0, m.globalSenderLost()), acked);
+            long rate = pacing.onSample(System.nanoTime(), m.currentMillisRTT(), sent, Math.max(0, m.globalSenderLost()), acked,
+                    Math.max(0, m.globalReceivedAckTotal()));
             if (Math.abs(rate - pacedRate) * 100 > pacedRate) {
                 socket.setOption(OptionUDT.UDT_MAXBW, rate);
                 pacedRate = rate;

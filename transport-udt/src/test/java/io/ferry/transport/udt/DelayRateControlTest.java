@@ -113,7 +113,7 @@ class DelayRateControlTest {
             path.step(rate, t);
             if (t % 10 == 0) {
                 long acked = path.delivered;
-                rate = (double) control.onSample(t * 1_000_000L, path.srtt, path.sent, path.reportedLost, acked) / MSS;
+                rate = (double) control.onSample(t * 1_000_000L, path.srtt, path.sent, path.reportedLost, acked, t / 10) / MSS;
             }
         }
         assertTrue(pps > 0);
@@ -175,7 +175,7 @@ class DelayRateControlTest {
             // the application hands UDT 100 packets a second, whatever the rate
             sent += 1;
             acked = sent;
-            control.onSample(t * 1_000_000L, 20, sent, 0, acked);
+            control.onSample(t * 1_000_000L, 20, sent, 0, acked, t / 10);
         }
         assertTrue(control.bytesPerSecond() <= 2 * DelayRateControl.INITIAL_BYTES_PER_SECOND, control.toString());
     }
@@ -184,25 +184,53 @@ class DelayRateControlTest {
     void nothingChangesBeforeTheFirstAcknowledgementNorWhileUdtsRttConverges() {
         DelayRateControl control = new DelayRateControl(MSS, -1);
         for (long t = 0; t < 2000; t += 10) {
-            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, 100, t, 0, 0), 1);
+            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, 100, t, 0, 0, 0), 1);
         }
         double rtt = 100;
         long t = 2000;
         // acknowledged, but UDT's RTT still its guess (it measures from its second acknowledgement on)
         for (; t < 2300; t += 10) {
-            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000), 1);
+            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10), 1);
         }
         // a 150 ms path, seen through UDT's smoothing: climbing from its 100 ms guess, the rate holds
         for (; rtt < 140; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
-            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000), 1);
+            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10), 1);
         }
         for (; t < 3000; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
-            control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000);
+            control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10);
         }
         assertEquals(150, control.minRttMillis(), 150 * 0.03, "the base RTT is the path's, not UDT's early guess");
         assertTrue(control.inStartup());
+    }
+
+    @Test
+    void sparseAcknowledgementsOfAHandshakeDoNotPassForTheBaseRtt() {
+        // ferry send's handshake: a few small messages, one acknowledgement each, over a 150 ms path;
+        // UDT's RTT moves 1/8 of the way from its 100 ms guess per acknowledgement, so after the
+        // handshake it reads about 105 ms. The bulk then brings an acknowledgement every 10 ms.
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        double rtt = 100;
+        long sent = 0;
+        long acks = 0;
+        long t = 0;
+        for (; t < 1000; t += 10) {
+            if (t % 200 == 100) {
+                sent++;
+                acks++;
+                rtt = (rtt * 7 + 150) / 8;
+            }
+            control.onSample(t * 1_000_000L, rtt, sent, 0, sent, acks);
+        }
+        for (; t < 4000; t += 10) {
+            sent += 50;
+            acks++;
+            rtt = (rtt * 7 + 150) / 8;
+            control.onSample(t * 1_000_000L, rtt, sent, 0, sent - 25, acks);
+        }
+        assertEquals(150, control.minRttMillis(), 150 * 0.03, "the base RTT is the path's, not the handshake's view of it");
+        assertTrue(control.inStartup(), "no queue grew: still in start-up");
     }
 
     @Test
@@ -216,12 +244,12 @@ class DelayRateControlTest {
         for (; t < 150; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
             sent += 10;
-            control.onSample(t * 1_000_000L, rtt, sent, 0, sent);
+            control.onSample(t * 1_000_000L, rtt, sent, 0, sent, t / 10);
         }
         for (; t < 600; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
             sent += 10;
-            control.onSample(t * 1_000_000L, rtt, sent, 0, sent);
+            control.onSample(t * 1_000_000L, rtt, sent, 0, sent, t / 10);
         }
         assertTrue(control.rounds() >= 2, "measuring began within the half second: " + control.rounds() + " rounds");
         assertTrue(control.minRttMillis() < 155, "min RTT " + control.minRttMillis());
@@ -253,7 +281,7 @@ class DelayRateControlTest {
             }
             long acked = ackFrozenAt >= 0 ? ackFrozenAt : path.delivered;
             if (t % 10 == 0) {
-                rate = (double) control.onSample(t * 1_000_000L, path.srtt, path.sent, path.reportedLost, acked) / MSS;
+                rate = (double) control.onSample(t * 1_000_000L, path.srtt, path.sent, path.reportedLost, acked, t / 10) / MSS;
             }
         }
         assertTrue(!control.inStartup(), "the start-up ended");
