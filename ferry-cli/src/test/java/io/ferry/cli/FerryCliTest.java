@@ -127,7 +127,9 @@ class FerryCliTest {
 
     private static Run ferry(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"), FerryCli.class.getName()));
+                // as the launcher's jar manifest does: JDK 22+ warns of native access otherwise (JDK 17 takes the flag too)
+                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), FerryCli.class.getName()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).start();
         STARTED.add(process);

@@ -68,7 +68,9 @@ public final class Failures {
             if (why.contains("certificate_required") || why.contains("bad_certificate") || why.contains("certificate_unknown")
                     || why.contains("access_denied")) {
                 // the receiver checks senders' certificates (with or without one presented, the JDK answers bad_certificate)
-                return "the receiver lets in chosen senders only and refused this one (" + why.replaceFirst("^Received fatal alert: ", "TLS alert ")
+                // (JDK 25 puts the alert's name in front: "(certificate_required) Received fatal alert: ...")
+                String alert = why.replaceFirst("^\\([a-z_]+\\) ", "").replaceFirst("^Received fatal alert: ", "TLS alert ");
+                return "the receiver lets in chosen senders only and refused this one (" + alert
                         + "): present a certificate it allows with --cert FILE --key FILE (ferry keygen makes a pair; "
                         + "the receiver's operator allows its fingerprint with --allow)";
             }
