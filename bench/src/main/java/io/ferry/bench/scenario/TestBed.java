@@ -10,7 +10,7 @@ import io.ferry.bench.transfer.Peer;
 import java.util.Optional;
 
 /** A client peer and a server peer, on loopback or in two namespaces behind the TUN emulator; closes both. */
-final class TestBed implements AutoCloseable {
+public final class TestBed implements AutoCloseable {
 
     private final Topology topology;
     private final Peer client;
@@ -22,13 +22,13 @@ final class TestBed implements AutoCloseable {
         this.server = server;
     }
 
-    static TestBed loopback() throws Exception {
+    public static TestBed loopback() throws Exception {
         Peer client = Peer.on(Host.loopback());
         return new TestBed(null, client, Peer.on(Host.loopback()));
     }
 
     /** The same model both ways (the reverse direction with another seed). */
-    static TestBed emulated(LinkModel model) throws Exception {
+    public static TestBed emulated(LinkModel model) throws Exception {
         Topology t = Topology.emulated(model, model.withSeed(model.seed() + 1));
         try {
             Peer client = Peer.on(t.clientHost());
@@ -44,25 +44,35 @@ final class TestBed implements AutoCloseable {
         }
     }
 
-    Peer client() {
+    public Peer client() {
         return client;
     }
 
-    Peer server() {
+    public Peer server() {
         return server;
     }
 
+    /** Whether the two peers are in namespaces behind the emulator (not on loopback). */
+    public boolean isEmulated() {
+        return topology != null;
+    }
+
+    /** The address clients reach the server peer at. */
+    public String serverAddress() {
+        return server.host().address();
+    }
+
     /** The client's namespace (for child processes); only for an emulated bed. */
-    NetworkNamespace clientNamespace() {
+    public NetworkNamespace clientNamespace() {
         return topology.client();
     }
 
     /** The server's namespace; only for an emulated bed. */
-    NetworkNamespace serverNamespace() {
+    public NetworkNamespace serverNamespace() {
         return topology.server();
     }
 
-    Optional<TunEmulator> emulator() {
+    public Optional<TunEmulator> emulator() {
         return topology == null ? Optional.empty() : topology.emulator();
     }
 

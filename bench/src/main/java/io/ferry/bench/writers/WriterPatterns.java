@@ -1,5 +1,7 @@
 package io.ferry.bench.writers;
 
+import io.ferry.bench.emulator.LinkModel;
+import io.ferry.bench.scenario.TestBed;
 import io.ferry.bench.transfer.ReferenceTransfers;
 import io.ferry.transport.BlockingChannelWriter;
 import io.ferry.transport.ChannelOptions;
@@ -121,9 +123,10 @@ public final class WriterPatterns {
         ChannelOptions options = waterMark == null ? ChannelOptions.empty()
                 : ChannelOptions.builder().set(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark).build();
         System.out.printf("%-5s %-20s %-54s %9s %13s %8s%n", "", "messages", "producer", "Mbit/s", "(min-max)", "x ref");
-        try (Ends ends = linkMbit > 0 ? Ends.emulated(linkMbit, rttMs) : Ends.loopback()) {
-            System.out.println("# " + ends.description());
-            if (ends.topology() != null) {
+        try (TestBed ends = linkMbit > 0 ? TestBed.emulated(link(linkMbit, rttMs)) : TestBed.loopback()) {
+            System.out.println("# " + (ends.isEmulated() ? "emulated link: " + linkMbit + " Mbit/s, " + rttMs
+                    + " ms RTT, queue of one BDP" : "loopback"));
+            if (ends.isEmulated()) {
                 references(ends, size);
             }
             for (String transport : transports) {
@@ -161,12 +164,18 @@ public final class WriterPatterns {
      * The best peers on the same link in the same run: native UDT4's own sender (a C++ program on Debian's
      * libudt, writing from its own thread) and the kernel's TCP (iperf3, cubic), each moving {@code size} bytes.
      */
-    private static void references(Ends ends, long size) {
+    /** {@code mbit} Mbit/s each way, {@code rttMs} round trip, a queue of one bandwidth-delay product. */
+    private static LinkModel link(long mbit, long rttMs) {
+        long bits = mbit * 1_000_000;
+        return LinkModel.delay(Duration.ofMillis(rttMs / 2)).withRate(bits, LinkModel.queueFor(bits, Duration.ofMillis(rttMs)));
+    }
+
+    private static void references(TestBed ends, long size) {
         Duration cap = Duration.ofMinutes(3);
         String libudt = ReferenceTransfers.libudtMissing().map(why -> "skipped: " + why).orElseGet(() -> rate(
-                ReferenceTransfers.libudt(ends.topology().client(), ends.topology().server(), ends.serverAddress(), size, cap)));
+                ReferenceTransfers.libudt(ends.clientNamespace(), ends.serverNamespace(), ends.serverAddress(), size, cap)));
         String iperf = ReferenceTransfers.iperf3Missing().map(why -> "skipped: " + why).orElseGet(() -> rate(
-                ReferenceTransfers.iperf3(ends.topology().client(), ends.topology().server(), ends.serverAddress(), size, "cubic", cap)));
+                ReferenceTransfers.iperf3(ends.clientNamespace(), ends.serverNamespace(), ends.serverAddress(), size, "cubic", cap)));
         System.out.printf(Locale.ROOT, "%-5s %-20s %-54s %9s%n", "ref", "native UDT4", "its own sender thread (libudt-dev, C++)", libudt);
         System.out.printf(Locale.ROOT, "%-5s %-20s %-54s %9s%n", "ref", "kernel TCP", "iperf3 -C cubic", iperf);
     }
@@ -176,7 +185,7 @@ public final class WriterPatterns {
     }
 
     /** Moves {@code size} bytes with {@code pattern}; returns Mbit/s from the first write to the last byte received. */
-    static double run(Ends ends, String transport, Pattern pattern, ChannelOptions options, long size) throws Exception {
+    static double run(TestBed ends, String transport, Pattern pattern, ChannelOptions options, long size) throws Exception {
         AtomicLong received = new AtomicLong();
         CompletableFuture<Long> done = new CompletableFuture<>();
         Shape shape = pattern.shape;
