@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
  * rate update (every acknowledgement). So this class starts the connection at
  * {@link DelayRateControl#INITIAL_BYTES_PER_SECOND} for its first packets, and 20 ms later, well after
  * UDT has copied that period, drops its own period to almost nothing: from then on the rate is exactly
- * the {@code UDT_MAXBW} the channel keeps writing. The window is the flow window; in flight is bounded
- * by the rate and the peer's receive window. Native calls stop at {@link #close()}: UDT frees the
- * native half soon after. Every method UDT's threads call here first makes the thread detach from the
+ * the {@code UDT_MAXBW} the channel keeps writing. The window starts as the flow window; the channel then
+ * bounds it to a few round trips of its rate ({@link #window(double)}, see {@link DelayRateControl#windowPackets}).
+ * Native calls stop at {@link #close()}: UDT frees the native half soon after. Every method UDT's threads call here first makes the thread detach from the
  * JVM when it ends ({@link AttachedThreads}).
  */
 public final class PacedCcc extends CCC {
@@ -62,6 +62,16 @@ public final class PacedCcc extends CCC {
     private synchronized void open() {
         if (!closed) {
             setPacketSndPeriod(OPEN_PERIOD_MICROS);
+        }
+    }
+
+    /**
+     * Bounds the packets in flight (UDT applies it at its next timer check); nothing once UDT closed
+     * this control, whose native half it frees soon after. Called from the channel's event loop.
+     */
+    synchronized void window(double packets) {
+        if (!closed) {
+            setCWndSize(packets);
         }
     }
 

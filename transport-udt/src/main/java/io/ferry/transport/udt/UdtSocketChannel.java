@@ -1033,10 +1033,19 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     private DelayRateControl pacing;
     private ScheduledFuture<?> pacingTick;
     private long pacedRate;
+    /** The connection's own control, whose window the rate control bounds; null if UDT runs another. */
+    private PacedCcc pacedCcc;
+    private double pacedWindow;
 
     private void startPacing() {
         pacing = new DelayRateControl(config.settings().mss, config.rateCeiling());
         pacedRate = pacing.bytesPerSecond();
+        try {
+            Object control = socket.getOption(OptionUDT.UDT_CC);
+            pacedCcc = control instanceof PacedCcc paced ? paced : null;
+        } catch (ExceptionUDT closedMeanwhile) {
+            pacedCcc = null;
+        }
         pacingTick = eventLoop().scheduleAtFixedRate(this::pace, PACING_TICK_MILLIS, PACING_TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
@@ -1057,6 +1066,11 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
             if (Math.abs(rate - pacedRate) * 100 > pacedRate) {
                 socket.setOption(OptionUDT.UDT_MAXBW, rate);
                 pacedRate = rate;
+            }
+            double window = pacing.windowPackets(m.currentMillisRTT());
+            if (pacedCcc != null && Math.abs(window - pacedWindow) * 20 > pacedWindow) {
+                pacedCcc.window(window);
+                pacedWindow = window;
             }
         } catch (ExceptionUDT closedMeanwhile) {
             pacingTick.cancel(false);

@@ -181,22 +181,25 @@ class DelayRateControlTest {
     }
 
     @Test
-    void nothingChangesBeforeTheFirstAcknowledgementNorWhileUdtsRttConverges() {
+    void nothingChangesBeforeTheFirstAcknowledgementAndOnlyTheAcknowledgementsRaiseTheRateWhileUdtsRttConverges() {
         DelayRateControl control = new DelayRateControl(MSS, -1);
         for (long t = 0; t < 2000; t += 10) {
             assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, 100, t, 0, 0, 0), 1);
         }
         double rtt = 100;
         long t = 2000;
-        // acknowledged, but UDT's RTT still its guess (it measures from its second acknowledgement on)
+        // acknowledged at 1000 packets a second, UDT's RTT still its guess (it measures from its second
+        // acknowledgement on): the rate may grow by 1.5 while 80 % of it is acknowledged, never further
+        double ceiling = 1000 / DelayRateControl.WARM_UP_ACKED_SHARE * DelayRateControl.STARTUP_GAIN * MSS;
         for (; t < 2300; t += 10) {
-            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10), 1);
+            assertTrue(control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10) <= ceiling);
         }
-        // a 150 ms path, seen through UDT's smoothing: climbing from its 100 ms guess, the rate holds
+        // a 150 ms path, seen through UDT's smoothing: climbing from its 100 ms guess, the same holds
         for (; rtt < 140; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
-            assertEquals(DelayRateControl.INITIAL_BYTES_PER_SECOND, control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10), 1);
+            assertTrue(control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10) <= ceiling);
         }
+        assertTrue(control.bytesPerSecond() > DelayRateControl.INITIAL_BYTES_PER_SECOND, "acknowledged faster than sent: it grew");
         for (; t < 3000; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
             control.onSample(t * 1_000_000L, rtt, t, 0, t - 2000, (t - 2000) / 10);
@@ -287,5 +290,76 @@ class DelayRateControlTest {
         assertTrue(!control.inStartup(), "the start-up ended");
         double exitMbit = rate * MSS * 8 / 1e6;
         assertTrue(exitMbit >= 0.8 * 200 * 0.85 && exitMbit <= 200, "start-up ended at " + exitMbit + " Mbit/s on a 200 Mbit/s link");
+    }
+
+    @Test
+    void theWarmUpGrowsTheRateOnlyAsFastAsThePathAcknowledgesIt() {
+        // a 150 ms path whose acknowledgements come a round trip after the packets: UDT's RTT still
+        // climbs from its guess, and the rate follows what is acknowledged, not the clock
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        ArrayDeque<long[]> inFlight = new ArrayDeque<>();
+        double rate = control.bytesPerSecond() / (double) MSS;
+        long sent = 0;
+        long acked = 0;
+        double fraction = 0;
+        double maxRate = rate;
+        for (long t = 0; t < 600; t++) {
+            fraction += rate / 1000;
+            long now = (long) fraction;
+            fraction -= now;
+            sent += now;
+            inFlight.add(new long[]{t + 150, sent});
+            while (!inFlight.isEmpty() && inFlight.peek()[0] <= t) {
+                acked = inFlight.poll()[1];
+            }
+            if (t % 10 == 0) {
+                rate = control.onSample(t * 1_000_000L, 100, sent, 0, acked, t / 10) / (double) MSS;
+                maxRate = Math.max(maxRate, rate);
+            }
+        }
+        double initial = DelayRateControl.INITIAL_BYTES_PER_SECOND / (double) MSS;
+        // one growth per round trip and acknowledgement window at most: three or four in 600 ms
+        assertTrue(maxRate > initial * 2, "grew on acknowledgements: " + maxRate);
+        assertTrue(maxRate <= initial * Math.pow(DelayRateControl.STARTUP_GAIN, 4) + 1, "grew faster than acknowledged: " + maxRate);
+    }
+
+    @Test
+    void aStartUpBehindADeepQueueStopsNearTheRateThePathPassesNotTenTimesIt() {
+        // 100 Mbit/s behind a 150 ms queue at 20 ms. What the sender learns comes a round trip late:
+        // acknowledgements, and RTT samples that carry the queue the packet met on its way
+        Path path = new Path(100, 150, 20, 0);
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        ArrayDeque<double[]> feedback = new ArrayDeque<>(); // {due, delivered, rtt sample}
+        double rate = (double) control.bytesPerSecond() / MSS;
+        double srtt = 100;
+        long acked = 0;
+        double maxMbit = 0;
+        for (long t = 0; t < 5000; t++) {
+            path.step(rate, t);
+            double sample = path.baseRttMs + path.queueMs();
+            feedback.add(new double[]{t + sample, path.delivered, sample});
+            while (!feedback.isEmpty() && feedback.peek()[0] <= t) {
+                double[] f = feedback.poll();
+                acked = (long) f[1];
+                if (t % 10 == 0) {
+                    srtt = (srtt * 7 + f[2]) / 8;
+                }
+            }
+            if (t % 10 == 0) {
+                rate = (double) control.onSample(t * 1_000_000L, srtt, path.sent, path.reportedLost, acked, t / 10) / MSS;
+                maxMbit = Math.max(maxMbit, rate * MSS * 8 / 1e6);
+            }
+        }
+        // without the acknowledgement clock this model reaches 256 Mbit/s (and the real link 850)
+        assertTrue(maxMbit <= 2.2 * 100,
+                "start-up reached " + maxMbit + " Mbit/s on a 100 Mbit/s link");
+    }
+
+    @Test
+    void theWindowHoldsAFewRoundTripsOfTheRate() {
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        double pps = DelayRateControl.INITIAL_BYTES_PER_SECOND / (double) MSS;
+        assertEquals(pps * (3 * 100 + 10) / 1000, control.windowPackets(100), 1e-6);
+        assertEquals(DelayRateControl.MIN_WINDOW_PACKETS, control.windowPackets(1), 1e-6);
     }
 }
