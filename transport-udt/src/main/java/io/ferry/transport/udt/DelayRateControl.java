@@ -98,6 +98,12 @@ final class DelayRateControl {
     /** UDT acknowledges every 10 ms: the window holds that much more. */
     static final double ACK_INTERVAL_MS = 10;
     static final double MIN_WINDOW_PACKETS = 64;
+    /**
+     * From this loss on, lost repairs are common and UDT's cumulative ACK waits for its EXP timer most of
+     * the time: neither the window nor start-up's acknowledgement clock applies there (with them, 2.8 MB
+     * through 25 % loss and 50 ms took 9-10 s instead of 3.0, 14 MB 29-32 s instead of 4.4).
+     */
+    static final double LOSSY_PATH = 0.05;
 
     private final int packetBytes;
     private double maxPps;
@@ -114,6 +120,8 @@ final class DelayRateControl {
     private double warmUpMaxRttMs;
     private long firstAckCount;
     private long lastWarmUpGrowth = Long.MIN_VALUE / 2;
+    private long sentSoFar;
+    private long lostSoFar;
     private final double[] recentAckedPps = new double[EXIT_RATE_ROUNDS];
     private int recentAckedNext;
 
@@ -184,6 +192,8 @@ final class DelayRateControl {
      */
     long onSample(long now, double rttMs, long sentTotal, long lostTotal, long ackedTotal, long acksReceived) {
         remember(now, sentTotal, ackedTotal);
+        sentSoFar = sentTotal;
+        lostSoFar = lostTotal;
         if (!measuring) {
             // UDT's RTT is a 100 ms guess until the first acknowledgement, and then converges 1/8 per
             // acknowledgement (every 10 ms) on both ends: on a path longer than 100 ms the early values
@@ -389,7 +399,7 @@ final class DelayRateControl {
                 // grow, but never past a multiple of what the path delivered lately: the queue signal
                 // reaches the RTT a queuing delay (and UDT's smoothing) late, and growth by round alone
                 // had sent 850 Mbit/s into a 100 Mbit/s link behind a 150 ms queue before it showed
-                pps = Math.max(pps, Math.min(pps * STARTUP_GAIN, passed * STARTUP_DELIVERY_CAP));
+                pps = lossyPath() ? pps * STARTUP_GAIN : Math.max(pps, Math.min(pps * STARTUP_GAIN, passed * STARTUP_DELIVERY_CAP));
             }
         } else if (drainingStartUpRounds > 0 && measured > target && measured < previousMeasured - 0.5) {
             // the queue the start-up built drains at 85 % of what the bottleneck passed while the link
@@ -429,19 +439,29 @@ final class DelayRateControl {
 
     /**
      * The packets in flight to allow: {@link #WINDOW_ROUND_TRIPS} round trips of the current rate plus an
-     * acknowledgement interval. A rate control needs no window, but UDT4 (4.11) repeats no NAK: when a
+     * acknowledgement interval; none on a {@link #lossyPath() lossy path}. A rate control needs no window, but UDT4 (4.11) repeats no NAK: when a
      * retransmission is lost too, the cumulative ACK stays at that hole, and the sender's retransmission
      * timer, reset by every NAK the newer losses bring, fires only once the sender stops sending. With
      * the flow window alone (25,600 packets) that took 15-20 s at 1 % loss; with this bound the sender
      * stops a few round trips after the hole and the timer (at least 300 ms) resends it. Three round
-     * trips cover a round trip of holes awaiting their repair, so a window never limits a flow that
-     * recovers.
+     * trips cover a round trip of holes awaiting their repair, so the window does not limit a flow whose
+     * repairs arrive.
      *
      * @param rttMs UDT's smoothed RTT now
+     * @return packets, or infinity for no bound but the flow window
      */
     double windowPackets(double rttMs) {
         double rtt = Double.isNaN(minRttMs) ? rttMs : Math.max(rttMs, minRttMs);
+        if (lossyPath()) {
+            return Double.POSITIVE_INFINITY;
+        }
         return Math.max(MIN_WINDOW_PACKETS, pps * (WINDOW_ROUND_TRIPS * rtt + ACK_INTERVAL_MS) / 1000);
+    }
+
+    /** Whether the path loses {@link #LOSSY_PATH} or more: its learnt mean, or until then all so far. */
+    boolean lossyPath() {
+        double loss = Double.isNaN(lossMean) ? (sentSoFar >= MIN_PACKETS_FOR_LOSS ? (double) lostSoFar / sentSoFar : 0) : lossMean;
+        return loss >= LOSSY_PATH;
     }
 
     boolean inStartup() {

@@ -66,12 +66,13 @@ public final class PacedCcc extends CCC {
     }
 
     /**
-     * Bounds the packets in flight (UDT applies it at its next timer check); nothing once UDT closed
+     * Bounds the packets in flight (UDT applies it at its next timer check), at most to the flow window
+     * this control started with (infinity means that); nothing once UDT closed
      * this control, whose native half it frees soon after. Called from the channel's event loop.
      */
     synchronized void window(double packets) {
         if (!closed) {
-            setCWndSize(packets);
+            setCWndSize(Math.min(packets, window));
         }
     }
 

@@ -1068,7 +1068,9 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
                 pacedRate = rate;
             }
             double window = pacing.windowPackets(m.currentMillisRTT());
-            if (pacedCcc != null && Math.abs(window - pacedWindow) * 20 > pacedWindow) {
+            boolean boundChanged = Double.isInfinite(window) || Double.isInfinite(pacedWindow)
+                    ? window != pacedWindow : Math.abs(window - pacedWindow) * 20 > pacedWindow;
+            if (pacedCcc != null && boundChanged) {
                 pacedCcc.window(window);
                 pacedWindow = window;
             }

@@ -362,4 +362,16 @@ class DelayRateControlTest {
         assertEquals(pps * (3 * 100 + 10) / 1000, control.windowPackets(100), 1e-6);
         assertEquals(DelayRateControl.MIN_WINDOW_PACKETS, control.windowPackets(1), 1e-6);
     }
+
+    @Test
+    void aLossyPathGetsNoWindowButTheFlowWindow() {
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        // a quarter of what was sent reported lost, before the rate control has learnt the path's mean
+        control.onSample(0, 100, 400, 100, 0, 0);
+        assertTrue(control.lossyPath());
+        assertEquals(Double.POSITIVE_INFINITY, control.windowPackets(50));
+        DelayRateControl clean = new DelayRateControl(MSS, -1);
+        clean.onSample(0, 100, 400, 4, 0, 0);
+        assertTrue(Double.isFinite(clean.windowPackets(50)));
+    }
 }
