@@ -100,10 +100,12 @@ final class DelayRateControl {
     static final double MIN_WINDOW_PACKETS = 64;
     /**
      * From this loss on, lost repairs are common and UDT's cumulative ACK waits for its EXP timer most of
-     * the time: neither the window nor start-up's acknowledgement clock applies there (with them, 2.8 MB
-     * through 25 % loss and 50 ms took 9-10 s instead of 3.0, 14 MB 29-32 s instead of 4.4).
+     * the time: start-up's acknowledgement clock does not apply there, and the window holds two EXP
+     * timeouts more (with the clock, 2.8 MB through 25 % loss and 50 ms took 9-10 s instead of 3.0).
      */
     static final double LOSSY_PATH = 0.05;
+    /** What a lossy path adds to the window: two of UDT's EXP timeouts (at least 300 ms each) of the rate. */
+    static final double LOSSY_EXTRA_MS = 600;
 
     private final int packetBytes;
     private double maxPps;
@@ -439,7 +441,8 @@ final class DelayRateControl {
 
     /**
      * The packets in flight to allow: {@link #WINDOW_ROUND_TRIPS} round trips of the current rate plus an
-     * acknowledgement interval; none on a {@link #lossyPath() lossy path}. A rate control needs no window, but UDT4 (4.11) repeats no NAK: when a
+     * acknowledgement interval, and on a {@link #lossyPath() lossy path} {@link #LOSSY_EXTRA_MS} more. A
+     * rate control needs no window, but UDT4 (4.11) repeats no NAK: when a
      * retransmission is lost too, the cumulative ACK stays at that hole, and the sender's retransmission
      * timer, reset by every NAK the newer losses bring, fires only once the sender stops sending. With
      * the flow window alone (25,600 packets) that took 15-20 s at 1 % loss; with this bound the sender
@@ -448,14 +451,12 @@ final class DelayRateControl {
      * repairs arrive.
      *
      * @param rttMs UDT's smoothed RTT now
-     * @return packets, or infinity for no bound but the flow window
+     * @return packets
      */
     double windowPackets(double rttMs) {
         double rtt = Double.isNaN(minRttMs) ? rttMs : Math.max(rttMs, minRttMs);
-        if (lossyPath()) {
-            return Double.POSITIVE_INFINITY;
-        }
-        return Math.max(MIN_WINDOW_PACKETS, pps * (WINDOW_ROUND_TRIPS * rtt + ACK_INTERVAL_MS) / 1000);
+        double lossyMs = lossyPath() ? LOSSY_EXTRA_MS : 0;
+        return Math.max(MIN_WINDOW_PACKETS, pps * (WINDOW_ROUND_TRIPS * rtt + ACK_INTERVAL_MS + lossyMs) / 1000);
     }
 
     /** Whether the path loses {@link #LOSSY_PATH} or more: its learnt mean, or until then all so far. */

@@ -364,14 +364,15 @@ class DelayRateControlTest {
     }
 
     @Test
-    void aLossyPathGetsNoWindowButTheFlowWindow() {
+    void aLossyPathGetsAWindowThatHoldsTwoRetransmissionTimeoutsMore() {
         DelayRateControl control = new DelayRateControl(MSS, -1);
         // a quarter of what was sent reported lost, before the rate control has learnt the path's mean
         control.onSample(0, 100, 400, 100, 0, 0);
         assertTrue(control.lossyPath());
-        assertEquals(Double.POSITIVE_INFINITY, control.windowPackets(50));
         DelayRateControl clean = new DelayRateControl(MSS, -1);
         clean.onSample(0, 100, 400, 4, 0, 0);
-        assertTrue(Double.isFinite(clean.windowPackets(50)));
+        assertTrue(!clean.lossyPath());
+        double pps = DelayRateControl.INITIAL_BYTES_PER_SECOND / (double) MSS;
+        assertEquals(pps * DelayRateControl.LOSSY_EXTRA_MS / 1000, control.windowPackets(50) - clean.windowPackets(50), 1e-6);
     }
 }
