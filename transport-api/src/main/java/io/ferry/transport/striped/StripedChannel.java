@@ -1,5 +1,7 @@
 package io.ferry.transport.striped;
 
+import io.ferry.transport.spi.FileRegionChunks;
+
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
@@ -292,11 +294,10 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         if (msg instanceof ByteBuf) {
             return msg;
         }
-        if (msg instanceof FileRegion && carriesFileRegions()) {
+        if (msg instanceof FileRegion) {
             return msg;
         }
-        throw new UnsupportedOperationException("striped channels write ByteBuf" + (carriesFileRegions() ? " or FileRegion" : "")
-                + ", got " + msg.getClass().getName());
+        throw new UnsupportedOperationException("striped channels write ByteBuf or FileRegion, got " + msg.getClass().getName());
     }
 
     @Override
@@ -318,8 +319,32 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
             if (msg == null) {
                 break;
             }
+            if (msg instanceof FileRegion && !carriesFileRegions()) {
+                // read a block at a time and sent as bytes are: the region is never in memory whole
+                FileRegion region = (FileRegion) msg;
+                if (region.transferred() >= region.count()) {
+                    in.remove();
+                    continue;
+                }
+                Member m = pick(force);
+                if (m == null) {
+                    break;
+                }
+                ByteBuf chunk;
+                try {
+                    chunk = FileRegionChunks.next(region, m.channel.alloc(), BLOCK_SIZE);
+                } catch (java.io.IOException e) {
+                    in.remove(e);
+                    continue;
+                }
+                int length = chunk.readableBytes();
+                send(m, chunk, length);
+                touched[m.index] = true;
+                in.progress(length);
+                continue;
+            }
             if (msg instanceof FileRegion) {
-                // Only when unframed over one kernel socket (carriesFileRegions): the region goes to it whole.
+                // unframed over one kernel socket (carriesFileRegions): the region goes to it whole
                 Member m = pick(force);
                 if (m == null) {
                     break;
@@ -345,17 +370,8 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
                 break; // every member is full; a member's writability change resumes
             }
             int length = framed ? Math.min(buf.readableBytes(), BLOCK_SIZE) : buf.readableBytes();
-            Channel ch = m.channel;
-            if (framed) {
-                m.recordBlock(sendOffset, length);
-                ch.write(StripedWire.blockHeader(ch.alloc(), sendOffset, length), ch.voidPromise());
-            } else {
-                m.written += length;
-            }
-            ch.write(buf.readRetainedSlice(length), ch.voidPromise());
+            send(m, buf.readRetainedSlice(length), length);
             touched[m.index] = true;
-            sendOffset += length;
-            bytesSent += length;
             in.progress(length);
             if (!buf.isReadable()) {
                 in.remove();
@@ -366,6 +382,20 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
                 m.channel.flush();
             }
         }
+    }
+
+    /** Hands {@code length} bytes of the stream to member {@code m}, behind a block header when framed. */
+    private void send(Member m, ByteBuf piece, int length) {
+        Channel ch = m.channel;
+        if (framed) {
+            m.recordBlock(sendOffset, length);
+            ch.write(StripedWire.blockHeader(ch.alloc(), sendOffset, length), ch.voidPromise());
+        } else {
+            m.written += length;
+        }
+        ch.write(piece, ch.voidPromise());
+        sendOffset += length;
+        bytesSent += length;
     }
 
     private Member pick(boolean force) {

@@ -370,20 +370,35 @@ class StripedChannelTest {
     }
 
     @Test
-    void withSeveralStreamsAFileRegionIsRefused() throws Exception {
+    void withSeveralStreamsAFileRegionIsCutIntoBlocksAcrossTheMembers() throws Exception {
+        byte[] content = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(content);
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        java.util.concurrent.CompletableFuture<byte[]> all = new java.util.concurrent.CompletableFuture<>();
         Channel server = listen(FOUR, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ReferenceCountUtil.release(msg);
+                io.netty.buffer.ByteBuf buf = (io.netty.buffer.ByteBuf) msg;
+                try {
+                    buf.readBytes(got, buf.readableBytes());
+                } catch (java.io.IOException e) {
+                    all.completeExceptionally(e);
+                } finally {
+                    ReferenceCountUtil.release(msg);
+                }
+                if (got.size() >= content.length) {
+                    all.complete(got.toByteArray());
+                }
             }
         }));
         java.nio.file.Path file = java.nio.file.Files.createTempFile("striped-region", ".bin");
-        try (java.nio.channels.FileChannel source = java.nio.channels.FileChannel.open(file)) {
-            java.nio.file.Files.write(file, new byte[100]);
+        try {
+            java.nio.file.Files.write(file, content);
             StripedChannel client = (StripedChannel) connect(port(server), FOUR).sync().channel();
-            assertFalse(client.carriesFileRegions(), "blocks are cut from buffers");
-            ChannelFuture f = client.writeAndFlush(new io.netty.channel.DefaultFileRegion(source, 0, 100)).await();
-            assertInstanceOf(UnsupportedOperationException.class, f.cause());
+            assertFalse(client.carriesFileRegions(), "blocks are cut from the region, not handed on whole");
+            ChannelFuture f = client.writeAndFlush(new io.netty.channel.DefaultFileRegion(file.toFile(), 0, content.length)).sync();
+            assertTrue(f.isSuccess());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(content, all.get(30, java.util.concurrent.TimeUnit.SECONDS));
             client.close().sync();
         } finally {
             java.nio.file.Files.deleteIfExists(file);

@@ -2,6 +2,7 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.FileRegionChunks;
 import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.ConnectionStats;
@@ -16,6 +17,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
@@ -314,6 +316,18 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
             if (msg == null) {
                 break;
             }
+            if (msg instanceof FileRegion region) {
+                int read = writeFileRegion(region);
+                if (read > 0) {
+                    in.progress(read);
+                    wrote = true;
+                }
+                if (region.transferred() >= region.count()) {
+                    in.remove();
+                    continue;
+                }
+                break; // the send buffer is full; onWritabilityChanged(true) resumes
+            }
             ByteBuf buf = (ByteBuf) msg; // filterOutboundMessage admits nothing else
             if (!buf.isReadable()) {
                 in.remove();
@@ -340,15 +354,43 @@ public final class UtpSocketChannel extends AbstractChannel implements DuplexCha
         endpoint.afterCall(this);
     }
 
+    /** A file region is read this much at a time at most, and only as far as the send buffer has room. */
+    static final int FILE_CHUNK = 256 * 1024;
+
+    /**
+     * Moves as much of {@code region} into the send buffer as it has room for, a chunk at a time (the
+     * region is never in memory whole). Returns the bytes moved.
+     */
+    private int writeFileRegion(FileRegion region) throws IOException {
+        int moved = 0;
+        for (;;) {
+            long space = connection.sendBufferSpace();
+            if (space <= 0 || region.transferred() >= region.count()) {
+                return moved;
+            }
+            ByteBuf chunk = FileRegionChunks.next(region, alloc(), (int) Math.min(space, FILE_CHUNK));
+            if (chunk == null) {
+                return moved;
+            }
+            try {
+                moved += connection.write(chunk); // all of it: the chunk is no larger than the room
+            } catch (IllegalStateException closed) {
+                throw new ClosedChannelException();
+            } finally {
+                chunk.release();
+            }
+        }
+    }
+
     @Override
     protected Object filterOutboundMessage(Object msg) throws ClosedChannelException {
         if (lingering != null) {
             throw new ClosedChannelException(); // written after close(): not part of what the close delivers
         }
-        if (msg instanceof ByteBuf) {
+        if (msg instanceof ByteBuf || msg instanceof FileRegion) {
             return msg;
         }
-        throw new UnsupportedOperationException("uTP channels write ByteBuf, got " + msg.getClass().getName());
+        throw new UnsupportedOperationException("uTP channels write ByteBuf or FileRegion, got " + msg.getClass().getName());
     }
 
     @Override

@@ -1,0 +1,118 @@
+package io.ferry.transport.conformance;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.FileRegion;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link FileRegion} writes, as engines write files (Spark's shuffle blocks, a static file server): every
+ * transport takes them, whether it sends them with {@code sendfile} or reads them a chunk at a time, and
+ * delivers their bytes in order among buffers written before and after. Every transport runs these as
+ * part of {@link TransportConformanceTest}.
+ */
+interface FileRegionWrites extends ConformanceEndpoints {
+
+    @Test
+    @Timeout(120)
+    default void aFileRegionArrivesByteForByteAndIsReleasedOnceWritten() throws Exception {
+        byte[] content = new byte[5 * 1024 * 1024 + 77];
+        new SplittableRandom(44).nextBytes(content);
+        Path file = Files.createTempFile("ferry-region", ".bin");
+        try {
+            Files.write(file, content);
+            ByteCollector collector = new ByteCollector(content.length);
+            Channel server = listenForTest(ch -> ch.pipeline().addLast(collector));
+            Channel client = connectForTest(server, ch -> { });
+            try {
+                FileRegion region = new DefaultFileRegion(file.toFile(), 0, content.length);
+                ChannelFuture written = client.writeAndFlush(region);
+                assertArrayEquals(content, TransportConformanceTest.await(collector.done(), "the file's bytes"));
+                assertTrue(written.await(30, TimeUnit.SECONDS) && written.isSuccess(), () -> "the write failed: " + written.cause());
+                assertEquals(0, region.refCnt(), "the channel releases a region it has written");
+                assertEquals(content.length, region.transferred());
+            } finally {
+                client.close().sync();
+                server.close().sync();
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    default void partsOfAFileBetweenBuffersKeepTheirOrder() throws Exception {
+        byte[] content = new byte[3 * 1024 * 1024];
+        new SplittableRandom(45).nextBytes(content);
+        Path file = Files.createTempFile("ferry-region", ".bin");
+        try {
+            Files.write(file, content);
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            byte[] head = "head".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] middle = new byte[100_000];
+            new SplittableRandom(46).nextBytes(middle);
+            expected.write(head);
+            expected.write(content, 1000, 1_500_000);
+            expected.write(middle);
+            expected.write(content, 2_000_000, 1_000_000);
+            byte[] want = expected.toByteArray();
+            ByteCollector collector = new ByteCollector(want.length);
+            Channel server = listenForTest(ch -> ch.pipeline().addLast(collector));
+            Channel client = connectForTest(server, ch -> { });
+            try {
+                client.write(Unpooled.wrappedBuffer(head));
+                client.write(new DefaultFileRegion(file.toFile(), 1000, 1_500_000));
+                client.write(Unpooled.wrappedBuffer(middle));
+                ChannelFuture last = client.writeAndFlush(new DefaultFileRegion(file.toFile(), 2_000_000, 1_000_000));
+                assertArrayEquals(want, TransportConformanceTest.await(collector.done(), "buffers and file regions in order"));
+                assertTrue(last.await(30, TimeUnit.SECONDS) && last.isSuccess(), () -> "the write failed: " + last.cause());
+            } finally {
+                client.close().sync();
+                server.close().sync();
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    default void aRegionLongerThanItsFileFailsItsWriteAndNothingLeaks() throws Exception {
+        Path file = Files.createTempFile("ferry-region", ".bin");
+        try {
+            Files.write(file, new byte[10_000]);
+            Channel server = listenForTest(ch -> { });
+            Channel client = connectForTest(server, ch -> { });
+            try {
+                FileRegion region = new DefaultFileRegion(file.toFile(), 0, 50_000);
+                ChannelFuture written = client.writeAndFlush(region);
+                assertTrue(written.await(30, TimeUnit.SECONDS), "the write never completed");
+                if (written.isSuccess()) {
+                    // handed on whole to a kernel socket (a striped channel's one TCP member sends it with
+                    // sendfile): its failure there ends the connection instead
+                    assertTrue(client.closeFuture().await(30, TimeUnit.SECONDS), "a region past the end of its file was taken as written");
+                }
+                assertEquals(0, region.refCnt());
+            } finally {
+                client.close().await(30, TimeUnit.SECONDS);
+                server.close().sync();
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+}
