@@ -21,12 +21,15 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
 import java.net.ProtocolException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
@@ -54,7 +57,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * each gracefully with its own linger; the close future fails with {@link UndeliveredDataException} (the
  * members' shortfalls summed) when a member's close does.
  */
-public final class StripedChannel extends AbstractChannel implements DuplexChannel {
+public final class StripedChannel extends AbstractChannel implements SocketChannel {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** The largest block a writer puts on one member at a time. */
@@ -206,6 +209,25 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
         return linger;
     }
 
+    /** The member connections, empty before they are attached. */
+    List<Channel> memberChannels() {
+        Member[] m = members;
+        List<Channel> list = new ArrayList<>(m == null ? 0 : m.length);
+        if (m != null) {
+            for (Member member : m) {
+                list.add(member.channel);
+            }
+        }
+        return list;
+    }
+
+    /** The listener that accepted this channel when it is a {@link ServerSocketChannel} (every Ferry listener is); else null. */
+    @Override
+    public ServerSocketChannel parent() {
+        Channel p = super.parent();
+        return p instanceof ServerSocketChannel ? (ServerSocketChannel) p : null;
+    }
+
     /** The member losses this channel's close has already reported as its own. */
     List<UndeliveredDataException> memberLosses() {
         return memberLosses;
@@ -236,6 +258,18 @@ public final class StripedChannel extends AbstractChannel implements DuplexChann
     @Override
     protected boolean isCompatible(EventLoop eventLoop) {
         return true;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        SocketAddress a = super.localAddress();
+        return a instanceof InetSocketAddress ? (InetSocketAddress) a : null;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        SocketAddress a = super.remoteAddress();
+        return a instanceof InetSocketAddress ? (InetSocketAddress) a : null;
     }
 
     @Override

@@ -2,7 +2,11 @@ package io.ferry.transport.striped;
 
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
-import io.netty.channel.socket.DuplexChannelConfig;
+import io.netty.channel.socket.SocketChannelConfig;
+import io.ferry.transport.spi.SocketOptions;
+import io.netty.channel.Channel;
+import java.time.Duration;
+import java.util.function.Consumer;
 
 import java.util.Map;
 
@@ -10,8 +14,14 @@ import java.util.Map;
  * The configuration of a {@link StripedChannel}: Netty's usual options (auto-read, water marks,
  * allocator) and {@link ChannelOption#ALLOW_HALF_CLOSURE}. Options of the transport itself (buffers,
  * congestion control, linger) belong to the member connections and are given when connecting.
+ *
+ * <p>It is a {@link SocketChannelConfig}, for code written for TCP channels and engines' bootstraps:
+ * {@code SO_RCVBUF}, {@code SO_SNDBUF}, {@code TCP_NODELAY}, {@code SO_KEEPALIVE}, {@code SO_REUSEADDR} and
+ * {@code IP_TOS} go to every member (each takes them as its transport does) and read back from the first;
+ * {@code SO_LINGER} reads the channel's linger in seconds, and setting it has no effect (the linger is
+ * given when connecting or listening).
  */
-public final class StripedChannelConfig extends DefaultChannelConfig implements DuplexChannelConfig {
+public final class StripedChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
     private volatile boolean allowHalfClosure;
 
@@ -31,26 +41,118 @@ public final class StripedChannelConfig extends DefaultChannelConfig implements 
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE);
+        return getOptions(super.getOptions(), SocketOptions.SOCKET);
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) {
-        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
-            return (T) Boolean.valueOf(allowHalfClosure);
-        }
-        return super.getOption(option);
+        T socket = SocketOptions.get(this, option);
+        return socket != null ? socket : super.getOption(option);
     }
 
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) {
         validate(option, value);
-        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
-            allowHalfClosure = (Boolean) value;
-            return true;
+        return SocketOptions.set(this, option, value) || super.setOption(option, value);
+    }
+
+    /** The first member's socket configuration, or null before the members are attached (or if it has none). */
+    private SocketChannelConfig first() {
+        for (Channel member : striped.memberChannels()) {
+            return member.config() instanceof SocketChannelConfig ? (SocketChannelConfig) member.config() : null;
         }
-        return super.setOption(option, value);
+        return null;
+    }
+
+    private StripedChannelConfig toMembers(Consumer<SocketChannelConfig> setting) {
+        for (Channel member : striped.memberChannels()) {
+            if (member.config() instanceof SocketChannelConfig) {
+                setting.accept((SocketChannelConfig) member.config());
+            }
+        }
+        return this;
+    }
+
+    @Override
+    public int getReceiveBufferSize() {
+        SocketChannelConfig c = first();
+        return c == null ? 0 : c.getReceiveBufferSize();
+    }
+
+    @Override
+    public StripedChannelConfig setReceiveBufferSize(int receiveBufferSize) {
+        return toMembers(c -> c.setReceiveBufferSize(receiveBufferSize));
+    }
+
+    @Override
+    public int getSendBufferSize() {
+        SocketChannelConfig c = first();
+        return c == null ? 0 : c.getSendBufferSize();
+    }
+
+    @Override
+    public StripedChannelConfig setSendBufferSize(int sendBufferSize) {
+        return toMembers(c -> c.setSendBufferSize(sendBufferSize));
+    }
+
+    @Override
+    public boolean isTcpNoDelay() {
+        SocketChannelConfig c = first();
+        return c == null || c.isTcpNoDelay();
+    }
+
+    @Override
+    public StripedChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
+        return toMembers(c -> c.setTcpNoDelay(tcpNoDelay));
+    }
+
+    @Override
+    public boolean isKeepAlive() {
+        SocketChannelConfig c = first();
+        return c != null && c.isKeepAlive();
+    }
+
+    @Override
+    public StripedChannelConfig setKeepAlive(boolean keepAlive) {
+        return toMembers(c -> c.setKeepAlive(keepAlive));
+    }
+
+    @Override
+    public boolean isReuseAddress() {
+        SocketChannelConfig c = first();
+        return c != null && c.isReuseAddress();
+    }
+
+    @Override
+    public StripedChannelConfig setReuseAddress(boolean reuseAddress) {
+        return toMembers(c -> c.setReuseAddress(reuseAddress));
+    }
+
+    @Override
+    public int getTrafficClass() {
+        SocketChannelConfig c = first();
+        return c == null ? 0 : c.getTrafficClass();
+    }
+
+    @Override
+    public StripedChannelConfig setTrafficClass(int trafficClass) {
+        return toMembers(c -> c.setTrafficClass(trafficClass));
+    }
+
+    @Override
+    public int getSoLinger() {
+        Duration l = striped.linger();
+        return l == null ? -1 : (int) Math.min(Integer.MAX_VALUE, l.getSeconds() + (l.getNano() > 0 ? 1 : 0));
+    }
+
+    @Override
+    public StripedChannelConfig setSoLinger(int soLinger) {
+        return this; // the linger is given when connecting or listening
+    }
+
+    @Override
+    public StripedChannelConfig setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
+        return this;
     }
 
     @Override

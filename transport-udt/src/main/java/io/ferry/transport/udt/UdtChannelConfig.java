@@ -1,5 +1,7 @@
 package io.ferry.transport.udt;
 
+import io.ferry.transport.spi.SocketOptions;
+
 import com.barchart.udt.ExceptionUDT;
 import com.barchart.udt.LingerUDT;
 import com.barchart.udt.OptionUDT;
@@ -25,10 +27,13 @@ import java.util.Map;
  * whole packets, the receive buffer clamped to the flow window). UDT accepts most of them only before
  * the socket binds or connects; later changes fail with UDT's message.
  *
- * <p>It is a {@link SocketChannelConfig} so that code written for TCP channels keeps working: the
- * send/receive buffer and linger settings are UDT's, UDT never delays small writes (no Nagle) and
- * always sends keep-alives; asking for what UDT cannot do (Nagle, no keep-alive, a traffic class)
- * throws {@link UnsupportedOperationException}.
+ * <p>It is a {@link SocketChannelConfig} so that code written for TCP channels (and engines' bootstraps,
+ * which set socket options by habit) keeps working: {@code SO_SNDBUF}/{@code SO_RCVBUF}, {@code SO_LINGER}
+ * and {@code SO_REUSEADDR} are UDT's own; UDT never delays small writes and always sends keep-alives, so
+ * {@code TCP_NODELAY} and {@code SO_KEEPALIVE} read true and setting them has no effect; {@code IP_TOS}
+ * and performance preferences have no effect either (UDT does not expose its UDP socket). UDT takes its
+ * buffers and address reuse only before the socket binds or connects: through these setters a change
+ * after that has no effect (through {@link UdtChannelOption} it fails with UDT's message).
  */
 public final class UdtChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
@@ -75,12 +80,13 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
         if (option instanceof UdtChannelOption || option == FerryChannelOption.LINGER) {
             return (T) nativeValue(option);
         }
-        return super.getOption(option);
+        T socketOption = SocketOptions.get(this, option);
+        return socketOption != null ? socketOption : super.getOption(option);
     }
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, FerryChannelOption.LINGER);
+        return getOptions(getOptions(super.getOptions(), FerryChannelOption.LINGER), SocketOptions.SOCKET);
     }
 
     @Override
@@ -94,7 +100,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
             setNative(option, value);
             return true;
         }
-        return super.setOption(option, value);
+        return SocketOptions.set(this, option, value) || super.setOption(option, value);
     }
 
     private Object nativeValue(ChannelOption<?> option) {
@@ -221,10 +227,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public UdtChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
-        if (!tcpNoDelay) {
-            throw new UnsupportedOperationException("UDT has no Nagle algorithm: it sends small writes at once");
-        }
-        return this;
+        return this; // UDT has no Nagle algorithm: it sends small writes at once
     }
 
     @Override
@@ -244,9 +247,12 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
         return (Integer) nativeValue(UdtChannelOption.UDT_SEND_BUFFER);
     }
 
+    /** UDT's send buffer; once the socket is bound or connected, no effect (UDT takes it only before). */
     @Override
     public UdtChannelConfig setSendBufferSize(int sendBufferSize) {
-        setNative(UdtChannelOption.UDT_SEND_BUFFER, sendBufferSize);
+        if (!socket.isBound()) {
+            setNative(UdtChannelOption.UDT_SEND_BUFFER, sendBufferSize);
+        }
         return this;
     }
 
@@ -255,9 +261,12 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
         return (Integer) nativeValue(UdtChannelOption.UDT_RECEIVE_BUFFER);
     }
 
+    /** UDT's receive buffer; once the socket is bound or connected, no effect (UDT takes it only before). */
     @Override
     public UdtChannelConfig setReceiveBufferSize(int receiveBufferSize) {
-        setNative(UdtChannelOption.UDT_RECEIVE_BUFFER, receiveBufferSize);
+        if (!socket.isBound()) {
+            setNative(UdtChannelOption.UDT_RECEIVE_BUFFER, receiveBufferSize);
+        }
         return this;
     }
 
@@ -268,10 +277,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public UdtChannelConfig setKeepAlive(boolean keepAlive) {
-        if (!keepAlive) {
-            throw new UnsupportedOperationException("UDT always sends keep-alive packets on an idle connection");
-        }
-        return this;
+        return this; // UDT always sends keep-alive packets on an idle connection
     }
 
     @Override
@@ -281,7 +287,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public UdtChannelConfig setTrafficClass(int trafficClass) {
-        throw new UnsupportedOperationException("UDT does not expose its UDP socket's traffic class (IP_TOS)");
+        return this; // UDT does not expose its UDP socket
     }
 
     @Override
@@ -293,8 +299,12 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
         }
     }
 
+    /** UDT_REUSEADDR; once the socket is bound or connected, no effect (UDT takes it only before). */
     @Override
     public UdtChannelConfig setReuseAddress(boolean reuseAddress) {
+        if (socket.isBound()) {
+            return this;
+        }
         try {
             socket.setOption(OptionUDT.UDT_REUSEADDR, reuseAddress);
         } catch (ExceptionUDT e) {
@@ -305,7 +315,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public UdtChannelConfig setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
-        throw new UnsupportedOperationException("UDT has no performance preferences; use its buffer and bandwidth options");
+        return this; // none in UDT: its buffer and bandwidth options are what it has
     }
 
     @Override

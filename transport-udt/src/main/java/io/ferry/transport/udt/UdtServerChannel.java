@@ -1,13 +1,13 @@
 package io.ferry.transport.udt;
 
+import io.ferry.transport.spi.ListenerConfig;
+import io.netty.channel.socket.ServerSocketChannel;
+
 import com.barchart.udt.SocketUDT;
 import com.barchart.udt.nio.ServerSocketChannelUDT;
 import com.barchart.udt.nio.SocketChannelUDT;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.DefaultChannelConfig;
-import io.netty.channel.ChannelConfig;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.nio.AbstractNioMessageChannel;
 import io.netty.channel.nio.NioIoOps;
 
@@ -21,14 +21,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A UDT listener. Its settings are written to the listening socket before it binds; UDT copies them
  * into every connection it accepts, and each accepted connection becomes a {@link UdtSocketChannel}.
  */
-public final class UdtServerChannel extends AbstractNioMessageChannel implements ServerChannel {
+public final class UdtServerChannel extends AbstractNioMessageChannel implements ServerSocketChannel {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
     private final ServerSocketChannelUDT udt;
     private final SocketUDT socket;
     private final UdtSettings settings;
-    private final ChannelConfig config;
+    private final ListenerConfig config;
     private final AtomicBoolean released = new AtomicBoolean();
 
     private UdtServerChannel(ServerSocketChannelUDT udt, UdtSettings settings) {
@@ -36,7 +36,7 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
         this.udt = udt;
         this.socket = udt.socketUDT();
         this.settings = settings;
-        this.config = new DefaultChannelConfig(this);
+        this.config = new ListenerConfig(this);
     }
 
     static UdtServerChannel newListener(UdtSettings settings) throws IOException {
@@ -50,7 +50,7 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
     }
 
     @Override
-    public ChannelConfig config() {
+    public ListenerConfig config() {
         return config;
     }
 
@@ -67,6 +67,11 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
     @Override
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return null;
     }
 
     @Override

@@ -23,7 +23,7 @@ import io.netty.channel.FileRegion;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.nio.AbstractNioByteChannel;
 import io.netty.channel.nio.NioIoOps;
-import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.SocketChannel;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * mode the bytes go as they are and a peer's close, which UDT reports as a broken connection, is an
  * orderly end of stream.
  */
-public final class UdtSocketChannel extends AbstractNioByteChannel implements DuplexChannel {
+public final class UdtSocketChannel extends AbstractNioByteChannel implements SocketChannel {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     private static final int HEADER = 4;
@@ -113,6 +113,11 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements Du
     @Override
     public boolean isActive() {
         return udt.isOpen() && connected;
+    }
+
+    @Override
+    public UdtServerChannel parent() {
+        return (UdtServerChannel) super.parent();
     }
 
     @Override

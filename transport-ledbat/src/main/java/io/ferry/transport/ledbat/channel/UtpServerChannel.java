@@ -1,14 +1,15 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.spi.ListenerConfig;
+import io.netty.channel.socket.ServerSocketChannel;
+
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.FerryChannels;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.AbstractServerChannel;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 
@@ -26,9 +27,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * over every core. Closing the listener stops accepting; connections already accepted live on, and each
  * socket closes after the last of its connections.
  */
-public final class UtpServerChannel extends AbstractServerChannel {
+public final class UtpServerChannel extends AbstractServerChannel implements ServerSocketChannel {
 
-    private final ChannelConfig config = new DefaultChannelConfig(this);
+    private final ListenerConfig config = new ListenerConfig(this);
     private final UtpTransport transport;
     private final UtpSettings childSettings;
     private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UtpServerChannel.class);
@@ -225,7 +226,7 @@ public final class UtpServerChannel extends AbstractServerChannel {
     }
 
     @Override
-    public ChannelConfig config() {
+    public ListenerConfig config() {
         return config;
     }
 
@@ -237,6 +238,11 @@ public final class UtpServerChannel extends AbstractServerChannel {
     @Override
     public boolean isActive() {
         return open && !endpoints.isEmpty();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return null;
     }
 
     @Override

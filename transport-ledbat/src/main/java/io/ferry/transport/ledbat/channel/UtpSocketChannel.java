@@ -20,7 +20,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
-import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * {@link io.ferry.transport.FerryChannelOption#LINGER} runs out or the connection fails first (the
  * connection is then reset). Nothing is read from the channel once the close began.
  */
-public final class UtpSocketChannel extends AbstractChannel implements DuplexChannel {
+public final class UtpSocketChannel extends AbstractChannel implements SocketChannel {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     private static final Object END_OF_STREAM = new Object();

@@ -1,57 +1,157 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.FerryChannelOption;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
-import io.netty.channel.socket.DuplexChannelConfig;
+import io.ferry.transport.spi.SocketOptions;
+import io.netty.channel.socket.SocketChannelConfig;
 
 import java.time.Duration;
 import java.util.Map;
 
 /**
- * The Netty-level configuration of a uTP connection: Netty's defaults plus half-closure. The protocol
- * settings (buffers, packet size, congestion control, target delay) are fixed when the connection is
- * created, from the options given to {@code connect}/{@code listen}.
+ * The Netty-level configuration of a uTP connection: Netty's defaults plus half-closure and linger. The
+ * protocol settings (buffers, packet size, congestion control, target delay) are fixed when the
+ * connection is created, from the options given to {@code connect}/{@code listen}.
+ *
+ * <p>It is a {@link SocketChannelConfig}, so that code written for TCP channels (and engines' bootstraps,
+ * which set socket options by habit) keeps working: {@code SO_LINGER} is {@link FerryChannelOption#LINGER}
+ * in whole seconds; {@code SO_RCVBUF}/{@code SO_SNDBUF} read the connection's buffers, and setting them
+ * after the connection was created has no effect (give {@code RECEIVE_BUFFER_SIZE}/{@code SEND_BUFFER_SIZE}
+ * to {@code connect}/{@code listen}); {@code TCP_NODELAY} reads true (uTP sends at every flush; setting it
+ * has no effect); {@code SO_KEEPALIVE}, {@code SO_REUSEADDR} and {@code IP_TOS} are kept and read back and
+ * have no effect on the UDP socket the connection shares.
  */
-public final class UtpSocketChannelConfig extends DefaultChannelConfig implements DuplexChannelConfig {
+public final class UtpSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
+    private final UtpSocketChannel channel;
     private volatile boolean allowHalfClosure;
     private volatile Duration linger = FerryChannelOption.DEFAULT_LINGER;
+    private volatile boolean keepAlive;
+    private volatile boolean reuseAddress;
+    private volatile int trafficClass;
 
-    UtpSocketChannelConfig(Channel channel) {
+    UtpSocketChannelConfig(UtpSocketChannel channel) {
         super(channel);
+        this.channel = channel;
     }
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, FerryChannelOption.LINGER);
+        return getOptions(getOptions(super.getOptions(), FerryChannelOption.LINGER), SocketOptions.SOCKET);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) {
-        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
-            return (T) Boolean.valueOf(isAllowHalfClosure());
-        }
         if (option == FerryChannelOption.LINGER) {
             return (T) getLinger();
         }
-        return super.getOption(option);
+        T socket = SocketOptions.get(this, option);
+        return socket != null ? socket : super.getOption(option);
     }
 
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) {
         validate(option, value);
-        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
-            setAllowHalfClosure((Boolean) value);
-            return true;
-        }
         if (option == FerryChannelOption.LINGER) {
             setLinger((Duration) value);
             return true;
         }
-        return super.setOption(option, value);
+        return SocketOptions.set(this, option, value) || super.setOption(option, value);
+    }
+
+    @Override
+    public int getSoLinger() {
+        return (int) Math.min(Integer.MAX_VALUE, linger.getSeconds() + (linger.getNano() > 0 ? 1 : 0));
+    }
+
+    /** {@code SO_LINGER}: seconds a graceful close waits (zero: abortive); negative restores the default. */
+    @Override
+    public UtpSocketChannelConfig setSoLinger(int soLinger) {
+        return setLinger(soLinger < 0 ? FerryChannelOption.DEFAULT_LINGER : Duration.ofSeconds(soLinger));
+    }
+
+    @Override
+    public int getReceiveBufferSize() {
+        UtpSettings s = channel.settings();
+        return s == null ? 0 : s.protocol.receiveBufferSize();
+    }
+
+    @Override
+    public UtpSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
+        return this; // fixed when the connection is created (see the class comment)
+    }
+
+    @Override
+    public int getSendBufferSize() {
+        UtpSettings s = channel.settings();
+        return s == null ? 0 : s.protocol.sendBufferSize();
+    }
+
+    @Override
+    public UtpSocketChannelConfig setSendBufferSize(int sendBufferSize) {
+        return this; // fixed when the connection is created (see the class comment)
+    }
+
+    @Override
+    public boolean isTcpNoDelay() {
+        return true;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
+        return this; // uTP never holds back a flushed write
+    }
+
+    @Override
+    public boolean isKeepAlive() {
+        return keepAlive;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setKeepAlive(boolean keepAlive) {
+        this.keepAlive = keepAlive;
+        return this;
+    }
+
+    @Override
+    public boolean isReuseAddress() {
+        return reuseAddress;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setReuseAddress(boolean reuseAddress) {
+        this.reuseAddress = reuseAddress;
+        return this;
+    }
+
+    @Override
+    public int getTrafficClass() {
+        return trafficClass;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setTrafficClass(int trafficClass) {
+        this.trafficClass = trafficClass;
+        return this;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
+        return this;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setWriteBufferHighWaterMark(int writeBufferHighWaterMark) {
+        super.setWriteBufferHighWaterMark(writeBufferHighWaterMark);
+        return this;
+    }
+
+    @Override
+    public UtpSocketChannelConfig setWriteBufferLowWaterMark(int writeBufferLowWaterMark) {
+        super.setWriteBufferLowWaterMark(writeBufferLowWaterMark);
+        return this;
     }
 
     /** How long a graceful close waits for the peer to acknowledge everything ({@link FerryChannelOption#LINGER}). */
