@@ -30,6 +30,9 @@ public final class FerryChannels {
     public static Transport transportOf(Channel channel) {
         Objects.requireNonNull(channel, "channel");
         Transport transport = channel.attr(TRANSPORT).get();
+        if (transport == null && channel.parent() != null) {
+            transport = channel.parent().attr(TRANSPORT).get(); // accepted by a listener of that transport
+        }
         if (transport == null) {
             throw new IllegalArgumentException("channel " + channel + " was not created by a Ferry transport");
         }

@@ -56,6 +56,20 @@ public interface Transport extends AutoCloseable {
     ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options);
 
     /**
+     * The event loops and channel factories for Netty's own {@code Bootstrap}/{@code ServerBootstrap}, the
+     * path engines take. The channels they make carry {@code options} (validated as {@link #connect}
+     * validates them); options set through the bootstrap's {@code option(...)}/{@code childOption(...)}
+     * are Netty's contract: socket options engines set by habit are mapped or have no effect, as each
+     * transport documents.
+     *
+     * @throws UnsupportedOperationException if this transport does not serve Netty's bootstraps
+     * @throws UnsupportedOptionException if an option cannot be honoured
+     */
+    default Bootstrapping bootstrapping(ChannelOptions options) {
+        throw new UnsupportedOperationException("the " + name() + " transport does not serve Netty's bootstraps; use Transports.connect/listen");
+    }
+
+    /**
      * A snapshot of a channel's statistics. Safe to call from any thread.
      *
      * @throws IllegalArgumentException if the channel was not created by this transport

@@ -141,6 +141,44 @@ public final class Transports implements AutoCloseable {
         return transport.connect(remote, handler, options);
     }
 
+    /**
+     * The event loops and channel factories of the transport for {@code scheme} ({@code utp}, {@code udt},
+     * {@code tcp}, ...), for engines that build Netty bootstraps themselves; see {@link Bootstrapping}.
+     *
+     * @throws UnsupportedOperationException if that transport does not serve Netty's bootstraps
+     */
+    public Bootstrapping bootstrapping(String scheme, ChannelOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (options.contains(FerryChannelOption.STREAMS)) {
+            throw new UnsupportedOptionException("striped channels are made through Transports.connect/listen only, not through Netty's bootstraps");
+        }
+        Transport transport = transport(scheme);
+        return transport.bootstrapping(withFerryDefaults(transport, options));
+    }
+
+    /** {@link #bootstrapping(String, ChannelOptions)} with the transport's default options. */
+    public Bootstrapping bootstrapping(String scheme) {
+        return bootstrapping(scheme, ChannelOptions.empty());
+    }
+
+    /**
+     * A client {@link io.netty.bootstrap.Bootstrap} for a transport URI: the transport's group and channel
+     * factory set, and the URI's host and port as its remote address; add a handler and {@code connect()}.
+     */
+    public io.netty.bootstrap.Bootstrap bootstrap(String uri, ChannelOptions options) {
+        TransportUri target = TransportUri.parse(uri, false);
+        return bootstrapping(target.scheme(), options).bootstrap().remoteAddress(target.host(), target.port());
+    }
+
+    /**
+     * A {@link io.netty.bootstrap.ServerBootstrap} for a transport URI: the transport's group and
+     * listener factory set, and the URI's host and port as its local address; add a child handler and {@code bind()}.
+     */
+    public io.netty.bootstrap.ServerBootstrap serverBootstrap(String uri, ChannelOptions options) {
+        TransportUri target = TransportUri.parse(uri, true);
+        return bootstrapping(target.scheme(), options).serverBootstrap().localAddress(target.host(), target.port());
+    }
+
     /** Listens on a transport URI with the transport's default options. */
     public ChannelFuture listen(String uri, ChannelHandler childHandler) {
         return listen(uri, childHandler, ChannelOptions.empty());

@@ -174,6 +174,51 @@ public final class TcpTransport implements Transport {
         return bound;
     }
 
+    /**
+     * Netty's epoll (or NIO) socket channels, made the transport's as {@link #connect}/{@link #listen} make
+     * them: {@code options} apply to every client, every listener and every accepted connection.
+     */
+    @Override
+    public io.ferry.transport.Bootstrapping bootstrapping(ChannelOptions options) {
+        checkOptions(options);
+        Map<ChannelOption<?>, Object> listenerOptions = new java.util.LinkedHashMap<>();
+        Map<ChannelOption<?>, Object> childOptions = new java.util.LinkedHashMap<>();
+        options.asMap().forEach((option, value) -> {
+            if (LISTENER_ONLY.contains(option) || LISTENER_AND_CHILD.contains(option)) {
+                listenerOptions.put(option, value);
+            }
+            if (!LISTENER_ONLY.contains(option)) {
+                childOptions.put(option, value);
+            }
+        });
+        io.netty.channel.ChannelFactory<io.netty.channel.socket.SocketChannel> clients = () -> {
+            io.netty.channel.socket.SocketChannel ch = newInstance(io.channelClass());
+            adopt(ch);
+            apply(ch, childOptions);
+            return ch;
+        };
+        io.netty.channel.ChannelFactory<io.netty.channel.socket.ServerSocketChannel> listeners = () -> {
+            io.netty.channel.socket.ServerSocketChannel ch = (io.netty.channel.socket.ServerSocketChannel) newInstance(io.serverChannelClass());
+            ch.attr(FerryChannels.TRANSPORT).set(this);
+            channels.add(ch);
+            apply(ch, listenerOptions);
+            ch.pipeline().addLast(new io.ferry.transport.spi.ChildAdoption(child -> {
+                adopt(child);
+                apply(child, childOptions);
+            }));
+            return ch;
+        };
+        return new io.ferry.transport.Bootstrapping(group, clients, listeners);
+    }
+
+    private static <C extends Channel> C newInstance(Class<C> type) {
+        try {
+            return type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot create a " + type.getName() + ": " + e, e);
+        }
+    }
+
     private void adopt(Channel ch) {
         ch.attr(FerryChannels.TRANSPORT).set(this);
         ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(MIN_READ, INITIAL_READ, MAX_READ));

@@ -153,6 +153,35 @@ public final class UdtTransport implements Transport {
         return bound;
     }
 
+    /**
+     * Ferry's UDT channels for Netty's bootstraps, on this transport's UDT event loops ({@code MESSAGE_MODE}:
+     * the message loops). A client made here does not know its peer yet, so it does not lower its MSS to
+     * the route's MTU as {@link #connect} does; give {@link UdtChannelOption#MSS} where the path needs it.
+     */
+    @Override
+    public io.ferry.transport.Bootstrapping bootstrapping(ChannelOptions options) {
+        options.requireSupported(NAME, SUPPORTED);
+        UdtSettings settings = UdtSettings.of(options);
+        EventLoopGroup group = group(settings);
+        io.netty.channel.ChannelFactory<UdtSocketChannel> clients = () -> {
+            UdtSocketChannel ch = newChannel(() -> UdtSocketChannel.newClient(settings));
+            adopt(ch);
+            apply(ch.config(), settings.nettyOptions);
+            return ch;
+        };
+        io.netty.channel.ChannelFactory<UdtServerChannel> listeners = () -> {
+            UdtServerChannel ch = newChannel(() -> UdtServerChannel.newListener(settings));
+            ch.attr(FerryChannels.TRANSPORT).set(this);
+            channels.add(ch);
+            ch.pipeline().addLast(new io.ferry.transport.spi.ChildAdoption(child -> {
+                adopt(child);
+                apply(child.config(), settings.nettyOptions);
+            }));
+            return ch;
+        };
+        return new io.ferry.transport.Bootstrapping(group, clients, listeners);
+    }
+
     private interface ChannelOpener<C extends Channel> {
         C open() throws IOException;
     }
