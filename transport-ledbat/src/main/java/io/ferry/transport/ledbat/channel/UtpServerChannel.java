@@ -11,6 +11,7 @@ import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 
 import java.net.InetSocketAddress;
@@ -57,6 +58,11 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     }
 
     /** Called once every UDP socket of the listener is bound. */
+    /** The settings of the connections this listener accepts (and of its own sockets). */
+    UtpSettings childSettings() {
+        return childSettings;
+    }
+
     void bound(List<UtpEndpoint> all) {
         for (UtpEndpoint e : all) {
             e.setAcceptor(this);
@@ -180,10 +186,20 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         return child;
     }
 
-    /** The initiator of {@code child} proved its address: the application gets the connection. On its loop. */
+    /**
+     * The initiator of {@code child} proved its address: the application gets the connection. On its loop.
+     * A listener made by a user's {@code ServerBootstrap} (no child handler of its own) passes the child
+     * down its pipeline to the bootstrap's acceptor, which registers it through the transport's group on
+     * this same loop ({@link UtpEventLoopGroup}).
+     */
     void promote(UtpSocketChannel child, UtpEndpoint from) {
         admission.promoted();
         child.attr(FerryChannels.TRANSPORT).set(transport);
+        if (childHandler == null) {
+            transport.track(child);
+            eventLoop().execute(() -> pipeline().fireChannelRead(child));
+            return;
+        }
         try {
             child.pipeline().addLast(childHandler);
         } catch (RuntimeException e) {
@@ -264,6 +280,24 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     @Override
     protected void doBind(SocketAddress localAddress) {
         throw new UnsupportedOperationException("a uTP listener is bound by its transport");
+    }
+
+    /**
+     * For a listener a user's {@code ServerBootstrap} binds: takes the bind before it reaches the channel
+     * and opens the listener's UDP sockets on the transport's loops, which completes the bind later.
+     */
+    static final class Binding extends io.netty.channel.ChannelOutboundHandlerAdapter {
+        @Override
+        public void bind(io.netty.channel.ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+            UtpServerChannel server = (UtpServerChannel) ctx.channel();
+            if (!(localAddress instanceof InetSocketAddress)) {
+                promise.setFailure(new IllegalArgumentException("uTP listens on an InetSocketAddress, got " + localAddress));
+            } else if (!server.endpoints.isEmpty()) {
+                promise.setFailure(new IllegalStateException("this uTP listener is bound already"));
+            } else {
+                server.transport.openListener(server, (InetSocketAddress) localAddress, promise);
+            }
+        }
     }
 
     @Override

@@ -235,9 +235,18 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         return (InetSocketAddress) super.remoteAddress();
     }
 
+    /**
+     * An accepted connection lives on the loop of the UDP socket that carries it, whichever group a
+     * bootstrap registers it through (see {@link UtpEventLoopGroup}); a client opens its own socket on any.
+     */
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return true;
+        return endpoint == null || parent() == null || loop == endpoint.loop();
+    }
+
+    /** The loop an accepted connection must be registered on: its UDP socket's; null for a client. */
+    EventLoop homeLoop() {
+        return parent() == null || endpoint == null ? null : endpoint.loop();
     }
 
     @Override

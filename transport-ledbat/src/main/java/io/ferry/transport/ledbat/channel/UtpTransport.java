@@ -16,7 +16,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -55,7 +54,7 @@ public final class UtpTransport implements Transport {
     public UtpTransport(UtpIo io) {
         this.io = io;
         this.loopCount = Runtime.getRuntime().availableProcessors();
-        this.group = new MultiThreadIoEventLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
+        this.group = new UtpEventLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
         Set<ChannelOption<?>> options = new LinkedHashSet<>(UtpSettings.PROTOCOL_OPTIONS);
         options.addAll(UtpSettings.CHANNEL_OPTIONS);
         options.addAll(UtpSettings.LISTENER_OPTIONS);
@@ -121,47 +120,79 @@ public final class UtpTransport implements Transport {
                 bound.setFailure(f.cause());
                 return;
             }
-            List<EventLoop> loops = listenerLoops(server.eventLoop());
-            boolean shared = loops.size() > 1;
-            int packetSize = settings.protocol.packetSize();
-            // the first socket settles the port (0 picks one); the others bind that same address
-            ChannelFuture first = UtpEndpoint.openServer(this, loops.get(0), local, packetSize, shared);
-            sockets.add(first.channel());
-            first.addListener(s -> {
-                if (!s.isSuccess()) {
-                    server.close();
-                    bound.setFailure(s.cause());
-                    return;
-                }
-                InetSocketAddress actual = (InetSocketAddress) first.channel().localAddress();
-                List<ChannelFuture> opened = new ArrayList<>();
-                opened.add(first);
-                for (EventLoop loop : loops.subList(1, loops.size())) {
-                    ChannelFuture more = UtpEndpoint.openServer(this, loop, actual, packetSize, true);
-                    sockets.add(more.channel());
-                    opened.add(more);
-                }
-                PromiseCombiner all = new PromiseCombiner(server.eventLoop());
-                server.eventLoop().execute(() -> {
-                    opened.forEach(all::add);
-                    ChannelPromise done = server.newPromise();
-                    all.finish(done);
-                    done.addListener(d -> {
-                        if (d.isSuccess()) {
-                            List<UtpEndpoint> endpoints = new ArrayList<>();
-                            opened.forEach(o -> endpoints.add(UtpEndpoint.of(o.channel())));
-                            server.bound(endpoints);
-                            bound.setSuccess();
-                        } else {
-                            opened.forEach(o -> o.channel().close());
-                            server.close();
-                            bound.setFailure(d.cause());
-                        }
-                    });
+            openListener(server, local, bound);
+        });
+        return bound;
+    }
+
+    /**
+     * Ferry's uTP channels for Netty's bootstraps, on this transport's loops ({@link UtpEventLoopGroup},
+     * which keeps each accepted connection on its UDP socket's loop). {@code options} apply to every
+     * client, listener and accepted connection.
+     */
+    @Override
+    public io.ferry.transport.Bootstrapping bootstrapping(ChannelOptions options) {
+        options.requireSupported(NAME, supported);
+        UtpSettings settings = UtpSettings.of(options, ByteBufAllocator.DEFAULT);
+        io.netty.channel.ChannelFactory<UtpSocketChannel> clients = () -> {
+            UtpSocketChannel channel = new UtpSocketChannel(this, settings);
+            settings.applyTo(channel);
+            channel.attr(FerryChannels.TRANSPORT).set(this);
+            track(channel);
+            return channel;
+        };
+        io.netty.channel.ChannelFactory<UtpServerChannel> listeners = () -> {
+            UtpServerChannel server = new UtpServerChannel(this, settings, null);
+            server.pipeline().addLast(new UtpServerChannel.Binding());
+            server.attr(FerryChannels.TRANSPORT).set(this);
+            track(server);
+            return server;
+        };
+        return new io.ferry.transport.Bootstrapping(group, clients, listeners);
+    }
+
+    /** Opens a registered listener's UDP sockets (one per loop it gets) on {@code local}; completes {@code bound}. */
+    void openListener(UtpServerChannel server, InetSocketAddress local, ChannelPromise bound) {
+        UtpSettings settings = server.childSettings();
+        List<EventLoop> loops = listenerLoops(server.eventLoop());
+        boolean shared = loops.size() > 1;
+        int packetSize = settings.protocol.packetSize();
+        // the first socket settles the port (0 picks one); the others bind that same address
+        ChannelFuture first = UtpEndpoint.openServer(this, loops.get(0), local, packetSize, shared);
+        sockets.add(first.channel());
+        first.addListener(s -> {
+            if (!s.isSuccess()) {
+                server.close();
+                bound.setFailure(s.cause());
+                return;
+            }
+            InetSocketAddress actual = (InetSocketAddress) first.channel().localAddress();
+            List<ChannelFuture> opened = new ArrayList<>();
+            opened.add(first);
+            for (EventLoop loop : loops.subList(1, loops.size())) {
+                ChannelFuture more = UtpEndpoint.openServer(this, loop, actual, packetSize, true);
+                sockets.add(more.channel());
+                opened.add(more);
+            }
+            PromiseCombiner all = new PromiseCombiner(server.eventLoop());
+            server.eventLoop().execute(() -> {
+                opened.forEach(all::add);
+                ChannelPromise done = server.newPromise();
+                all.finish(done);
+                done.addListener(d -> {
+                    if (d.isSuccess()) {
+                        List<UtpEndpoint> endpoints = new ArrayList<>();
+                        opened.forEach(o -> endpoints.add(UtpEndpoint.of(o.channel())));
+                        server.bound(endpoints);
+                        bound.setSuccess();
+                    } else {
+                        opened.forEach(o -> o.channel().close());
+                        server.close();
+                        bound.setFailure(d.cause());
+                    }
                 });
             });
         });
-        return bound;
     }
 
     /** The event loops a listener receives on: its own first, then as many others as it gets sockets. */
