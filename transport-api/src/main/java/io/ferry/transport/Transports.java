@@ -167,7 +167,7 @@ public final class Transports implements AutoCloseable {
      */
     public io.netty.bootstrap.Bootstrap bootstrap(String uri, ChannelOptions options) {
         TransportUri target = TransportUri.parse(uri, false);
-        return bootstrapping(target.scheme(), options).bootstrap().remoteAddress(target.host(), target.port());
+        return bootstrapping(target.scheme(), target.withStreams(options)).bootstrap().remoteAddress(target.host(), target.port());
     }
 
     /**
@@ -176,7 +176,7 @@ public final class Transports implements AutoCloseable {
      */
     public io.netty.bootstrap.ServerBootstrap serverBootstrap(String uri, ChannelOptions options) {
         TransportUri target = TransportUri.parse(uri, true);
-        return bootstrapping(target.scheme(), options).serverBootstrap().localAddress(target.host(), target.port());
+        return bootstrapping(target.scheme(), target.withStreams(options)).serverBootstrap().localAddress(target.host(), target.port());
     }
 
     /** Listens on a transport URI with the transport's default options. */

@@ -1,5 +1,6 @@
 package io.ferry.examples.grpc;
 
+import io.ferry.grpc.FerryGrpc;
 import io.grpc.BindableService;
 import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
@@ -80,15 +81,21 @@ public final class EchoService implements BindableService {
     /** Runs a server and a client over a Ferry URI scheme on loopback: {@code GrpcDemo}-style main. */
     public static void main(String[] args) throws Exception {
         String scheme = args.length > 0 ? args[0] : "tcp";
-        try (io.ferry.transport.Transports ferry = io.ferry.transport.Transports.create();
-             FerryGrpc.ServerHandle server = FerryGrpc.server(ferry, scheme + "://127.0.0.1:0", new EchoService());
-             FerryGrpc.ClientHandle client = FerryGrpc.client(ferry, scheme + "://127.0.0.1:" + server.port())) {
-            System.out.println("Echo over " + scheme + ": " + echo(client.channel(), "hello over " + scheme));
-            int lines = 0;
-            for (Iterator<String> it = count(client.channel(), 1000); it.hasNext(); it.next()) {
-                lines++;
+        try (io.ferry.transport.Transports ferry = io.ferry.transport.Transports.create()) {
+            io.grpc.Server server = FerryGrpc.serverBuilder(ferry, scheme + "://127.0.0.1:0").addService(new EchoService()).build().start();
+            int port = ((java.net.InetSocketAddress) server.getListenSockets().get(0)).getPort();
+            io.grpc.ManagedChannel channel = FerryGrpc.channelBuilder(ferry, scheme + "://127.0.0.1:" + port).usePlaintext().build();
+            try {
+                System.out.println("Echo over " + scheme + ": " + echo(channel, "hello over " + scheme));
+                int lines = 0;
+                for (Iterator<String> it = count(channel, 1000); it.hasNext(); it.next()) {
+                    lines++;
+                }
+                System.out.println("Count over " + scheme + ": " + lines + " streamed messages");
+            } finally {
+                channel.shutdownNow().awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+                server.shutdownNow().awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
             }
-            System.out.println("Count over " + scheme + ": " + lines + " streamed messages");
         }
     }
 }

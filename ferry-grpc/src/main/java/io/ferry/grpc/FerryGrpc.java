@@ -1,0 +1,65 @@
+package io.ferry.grpc;
+
+import io.ferry.transport.Bootstrapping;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.TransportUri;
+import io.ferry.transport.Transports;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+
+import java.net.InetSocketAddress;
+
+/**
+ * grpc-java's Netty builders over a Ferry transport chosen by URI. grpc-netty builds its connections
+ * with Netty's bootstraps from a channel factory and an event-loop group; these builders start with the
+ * transport's ({@link Transports#bootstrapping}), so gRPC's HTTP/2 runs in the pipeline of a Ferry
+ * channel, with nothing copied between channels. Everything else (services, stubs, TLS, deadlines,
+ * keep-alive) is configured on the builder as usual.
+ *
+ * <pre>{@code
+ * try (Transports ferry = Transports.create()) {
+ *     Server server = FerryGrpc.serverBuilder(ferry, "utp://0.0.0.0:9300").addService(service).build().start();
+ *     ManagedChannel channel = FerryGrpc.channelBuilder(ferry, "utp://server:9300").usePlaintext().build();
+ *     ...
+ *     channel.shutdown(); server.shutdown();   // before ferry.close(): the loops are the transport's
+ * }
+ * }</pre>
+ *
+ * <p>The event loops belong to the transport: gRPC does not shut down loops it was given, and
+ * {@link Transports#close()} does. Striped URIs ({@code ?streams=N}) are made through
+ * {@code Transports.connect/listen} only and are refused here.
+ */
+public final class FerryGrpc {
+
+    private FerryGrpc() {
+    }
+
+    /** A server builder listening on a Ferry URI such as {@code utp://0.0.0.0:9300} (port 0: any free port). */
+    public static NettyServerBuilder serverBuilder(Transports ferry, String uri) {
+        return serverBuilder(ferry, uri, ChannelOptions.empty());
+    }
+
+    /** As {@link #serverBuilder(Transports, String)}, with transport options for every accepted connection. */
+    public static NettyServerBuilder serverBuilder(Transports ferry, String uri, ChannelOptions options) {
+        TransportUri local = TransportUri.parse(uri, true);
+        Bootstrapping parts = ferry.bootstrapping(local.scheme(), local.withStreams(options));
+        return NettyServerBuilder.forAddress(new InetSocketAddress(local.host(), local.port()))
+                .channelFactory(parts.serverChannelFactory())
+                .bossEventLoopGroup(parts.group())
+                .workerEventLoopGroup(parts.group());
+    }
+
+    /** A channel builder for the gRPC server at a Ferry URI such as {@code utp://host:9300}. */
+    public static NettyChannelBuilder channelBuilder(Transports ferry, String uri) {
+        return channelBuilder(ferry, uri, ChannelOptions.empty());
+    }
+
+    /** As {@link #channelBuilder(Transports, String)}, with transport options for its connections. */
+    public static NettyChannelBuilder channelBuilder(Transports ferry, String uri, ChannelOptions options) {
+        TransportUri target = TransportUri.parse(uri, false);
+        Bootstrapping parts = ferry.bootstrapping(target.scheme(), target.withStreams(options));
+        return NettyChannelBuilder.forAddress(target.host(), target.port())
+                .channelFactory(parts.channelFactory())
+                .eventLoopGroup(parts.group());
+    }
+}
