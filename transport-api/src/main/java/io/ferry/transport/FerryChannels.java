@@ -27,6 +27,15 @@ public final class FerryChannels {
      *
      * @throws IllegalArgumentException if the channel was not created by a Ferry transport
      */
+    /**
+     * Whether {@code channel} is a kernel TCP socket (Netty's epoll or NIO socket channel, say), to which a
+     * {@link io.netty.channel.FileRegion} goes with {@code sendfile}; false for Ferry's user-space
+     * connections ({@link io.ferry.transport.spi.UserSpaceStream}), which are {@code SocketChannel}s too.
+     */
+    public static boolean isKernelSocket(Channel channel) {
+        return channel instanceof io.netty.channel.socket.SocketChannel && !(channel instanceof io.ferry.transport.spi.UserSpaceStream);
+    }
+
     public static Transport transportOf(Channel channel) {
         Objects.requireNonNull(channel, "channel");
         Transport transport = channel.attr(TRANSPORT).get();

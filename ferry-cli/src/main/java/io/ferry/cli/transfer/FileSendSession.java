@@ -16,7 +16,6 @@ import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.DefaultMessageSizeEstimator;
 import io.netty.channel.FileRegion;
 import io.netty.channel.MessageSizeEstimator;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AbstractReferenceCounted;
@@ -233,8 +232,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         startNanos = System.nanoTime();
         Channel ch = ctx.channel();
         zeroCopy = settings.zeroCopy() && ctx.pipeline().get(SslHandler.class) == null
-                && (ch instanceof SocketChannel || (ch instanceof StripedChannel && ((StripedChannel) ch).carriesFileRegions()));
-        if (zeroCopy && ch instanceof SocketChannel) {
+                && (FerryChannels.isKernelSocket(ch) || (ch instanceof StripedChannel && ((StripedChannel) ch).carriesFileRegions()));
+        if (zeroCopy && FerryChannels.isKernelSocket(ch)) {
             // Netty counts a region as 0 bytes: without this the channel would never push back
             ch.config().setMessageSizeEstimator(REGIONS_COUNTED);
         }

@@ -23,7 +23,6 @@ import io.netty.channel.socket.ChannelOutputShutdownException;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 
@@ -57,7 +56,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * each gracefully with its own linger; the close future fails with {@link UndeliveredDataException} (the
  * members' shortfalls summed) when a member's close does.
  */
-public final class StripedChannel extends AbstractChannel implements SocketChannel {
+public final class StripedChannel extends AbstractChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** The largest block a writer puts on one member at a time. */
@@ -144,7 +143,7 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
      * {@link ByteBuf}s, and a region written to them fails its write.
      */
     public boolean carriesFileRegions() {
-        return !framed && members != null && members[0].channel instanceof SocketChannel;
+        return !framed && members != null && FerryChannels.isKernelSocket(members[0].channel);
     }
 
     /** Marks a channel whose members never all connected as closed. */

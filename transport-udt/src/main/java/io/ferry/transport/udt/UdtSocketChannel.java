@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * mode the bytes go as they are and a peer's close, which UDT reports as a broken connection, is an
  * orderly end of stream.
  */
-public final class UdtSocketChannel extends AbstractNioByteChannel implements SocketChannel {
+public final class UdtSocketChannel extends AbstractNioByteChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     private static final int HEADER = 4;

@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * {@link io.ferry.transport.FerryChannelOption#LINGER} runs out or the connection fails first (the
  * connection is then reset). Nothing is read from the channel once the close began.
  */
-public final class UtpSocketChannel extends AbstractChannel implements SocketChannel {
+public final class UtpSocketChannel extends AbstractChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     private static final Object END_OF_STREAM = new Object();
