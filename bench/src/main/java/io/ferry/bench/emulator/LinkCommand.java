@@ -21,25 +21,24 @@ import java.util.Locale;
 public final class LinkCommand {
 
     public static void main(String[] args) throws Exception {
-        long mbit = 100;
-        long rttMs = 100;
-        double loss = 0;
-        long queueMs = -1;
+        LinkArguments arguments = new LinkArguments(100, 100, 0, -1);
         long seconds = 3600;
         for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--mbit" -> mbit = Long.parseLong(args[++i]);
-                case "--rtt-ms" -> rttMs = Long.parseLong(args[++i]);
-                case "--loss" -> loss = Double.parseDouble(args[++i]);
-                case "--queue-ms" -> queueMs = Long.parseLong(args[++i]);
-                case "--seconds" -> seconds = Long.parseLong(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+            int taken = arguments.take(args, i);
+            if (taken >= 0) {
+                i = taken;
+            } else if (args[i].equals("--seconds")) {
+                seconds = Long.parseLong(args[++i]);
+            } else {
+                throw new IllegalArgumentException("unknown argument " + args[i]
                         + " (--mbit N --rtt-ms N [--loss FRACTION] [--queue-ms N] [--seconds N])");
             }
         }
-        long bits = mbit * 1_000_000;
-        long queue = LinkModel.queueFor(bits, Duration.ofMillis(queueMs < 0 ? rttMs : queueMs));
-        LinkModel link = LinkModel.delay(Duration.ofMillis(rttMs / 2)).withRate(bits, queue).withLoss(loss);
+        LinkModel link = arguments.model();
+        long mbit = arguments.mbit();
+        long rttMs = arguments.rttMs();
+        double loss = arguments.loss();
+        long queue = link.queueBytes();
         try (Topology t = Topology.emulated(link, link.withSeed(link.seed() + 1))) {
             System.out.printf(Locale.ROOT, "link client=%s %s  server=%s %s  %d Mbit/s %d ms RTT queue %d B loss %s%n",
                     t.client().name(), t.clientHost().address(), t.server().name(), t.serverHost().address(),

@@ -1,5 +1,6 @@
 package io.ferry.bench.scenario;
 
+import io.ferry.bench.emulator.LinkArguments;
 import io.ferry.bench.emulator.LinkModel;
 import io.ferry.bench.transfer.StreamingFlow;
 import io.ferry.transport.ChannelOptions;
@@ -94,28 +95,24 @@ public final class DeliveryGaps {
 
     public static void main(String[] args) throws Exception {
         String transport = "udt";
-        long mbit = 100;
-        long rttMs = 20;
-        double loss = 0.01;
-        long queueMs = 150;
         long seconds = 60;
+        LinkArguments link = new LinkArguments(100, 20, 0.01, 150);
         for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--transport" -> transport = args[++i];
-                case "--mbit" -> mbit = Long.parseLong(args[++i]);
-                case "--rtt-ms" -> rttMs = Long.parseLong(args[++i]);
-                case "--loss" -> loss = Double.parseDouble(args[++i]);
-                case "--queue-ms" -> queueMs = Long.parseLong(args[++i]);
-                case "--seconds" -> seconds = Long.parseLong(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+            int taken = link.take(args, i);
+            if (taken >= 0) {
+                i = taken;
+            } else if (args[i].equals("--transport")) {
+                transport = args[++i];
+            } else if (args[i].equals("--seconds")) {
+                seconds = Long.parseLong(args[++i]);
+            } else {
+                throw new IllegalArgumentException("unknown argument " + args[i]
                         + " (--transport SCHEME[:CC] --mbit N --rtt-ms N --loss FRACTION --queue-ms N --seconds N)");
             }
         }
-        long bits = mbit * 1_000_000;
-        LinkModel link = LinkModel.delay(Duration.ofMillis(rttMs / 2))
-                .withRate(bits, LinkModel.queueFor(bits, Duration.ofMillis(queueMs))).withLoss(loss);
-        System.out.printf(Locale.ROOT, "%s over %s for %d s%n", transport, link.describe(), seconds);
-        System.out.println(run(transport, link, Duration.ofSeconds(seconds)));
+        LinkModel model = link.model();
+        System.out.printf(Locale.ROOT, "%s over %s for %d s%n", transport, model.describe(), seconds);
+        System.out.println(run(transport, model, Duration.ofSeconds(seconds)));
     }
 
     private DeliveryGaps() {

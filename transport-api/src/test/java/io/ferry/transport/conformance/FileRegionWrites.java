@@ -26,14 +26,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 interface FileRegionWrites extends ConformanceEndpoints {
 
+    /** Runs {@code test} with a temporary file holding {@code content}, removed afterwards. */
+    private static void withFile(byte[] content, FileTest test) throws Exception {
+        Path file = Files.createTempFile("ferry-region", ".bin");
+        try {
+            Files.write(file, content);
+            test.run(file);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** A test body given the file. */
+    interface FileTest {
+        void run(Path file) throws Exception;
+    }
+
     @Test
     @Timeout(120)
     default void aFileRegionArrivesByteForByteAndIsReleasedOnceWritten() throws Exception {
         byte[] content = new byte[5 * 1024 * 1024 + 77];
         new SplittableRandom(44).nextBytes(content);
-        Path file = Files.createTempFile("ferry-region", ".bin");
-        try {
-            Files.write(file, content);
+        withFile(content, file -> {
             ByteCollector collector = new ByteCollector(content.length);
             Channel server = listenForTest(ch -> ch.pipeline().addLast(collector));
             Channel client = connectForTest(server, ch -> { });
@@ -48,9 +62,7 @@ interface FileRegionWrites extends ConformanceEndpoints {
                 client.close().sync();
                 server.close().sync();
             }
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        });
     }
 
     @Test
@@ -58,9 +70,7 @@ interface FileRegionWrites extends ConformanceEndpoints {
     default void partsOfAFileBetweenBuffersKeepTheirOrder() throws Exception {
         byte[] content = new byte[3 * 1024 * 1024];
         new SplittableRandom(45).nextBytes(content);
-        Path file = Files.createTempFile("ferry-region", ".bin");
-        try {
-            Files.write(file, content);
+        withFile(content, file -> {
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
             byte[] head = "head".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             byte[] middle = new byte[100_000];
@@ -84,17 +94,13 @@ interface FileRegionWrites extends ConformanceEndpoints {
                 client.close().sync();
                 server.close().sync();
             }
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        });
     }
 
     @Test
     @Timeout(60)
     default void aRegionLongerThanItsFileFailsItsWriteAndNothingLeaks() throws Exception {
-        Path file = Files.createTempFile("ferry-region", ".bin");
-        try {
-            Files.write(file, new byte[10_000]);
+        withFile(new byte[10_000], file -> {
             Channel server = listenForTest(ch -> { });
             Channel client = connectForTest(server, ch -> { });
             try {
@@ -111,8 +117,6 @@ interface FileRegionWrites extends ConformanceEndpoints {
                 client.close().await(30, TimeUnit.SECONDS);
                 server.close().sync();
             }
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        });
     }
 }

@@ -128,16 +128,8 @@ public final class TcpTransport implements Transport {
     @Override
     public ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options) {
         checkOptions(options);
-        Map<ChannelOption<?>, Object> listenerOptions = new java.util.LinkedHashMap<>();
-        Map<ChannelOption<?>, Object> childOptions = new java.util.LinkedHashMap<>();
-        options.asMap().forEach((option, value) -> {
-            if (LISTENER_ONLY.contains(option) || LISTENER_AND_CHILD.contains(option)) {
-                listenerOptions.put(option, value);
-            }
-            if (!LISTENER_ONLY.contains(option)) {
-                childOptions.put(option, value);
-            }
-        });
+        Map<ChannelOption<?>, Object> listenerOptions = listenerOptions(options);
+        Map<ChannelOption<?>, Object> childOptions = childOptions(options);
         ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(io.serverChannelClass())
                 .handler(new ChannelInitializer<>() {
                     @Override
@@ -181,16 +173,8 @@ public final class TcpTransport implements Transport {
     @Override
     public io.ferry.transport.Bootstrapping bootstrapping(ChannelOptions options) {
         checkOptions(options);
-        Map<ChannelOption<?>, Object> listenerOptions = new java.util.LinkedHashMap<>();
-        Map<ChannelOption<?>, Object> childOptions = new java.util.LinkedHashMap<>();
-        options.asMap().forEach((option, value) -> {
-            if (LISTENER_ONLY.contains(option) || LISTENER_AND_CHILD.contains(option)) {
-                listenerOptions.put(option, value);
-            }
-            if (!LISTENER_ONLY.contains(option)) {
-                childOptions.put(option, value);
-            }
-        });
+        Map<ChannelOption<?>, Object> listenerOptions = listenerOptions(options);
+        Map<ChannelOption<?>, Object> childOptions = childOptions(options);
         io.netty.channel.ChannelFactory<io.netty.channel.socket.SocketChannel> clients = () -> {
             io.netty.channel.socket.SocketChannel ch = newInstance(io.channelClass());
             adopt(ch);
@@ -209,6 +193,28 @@ public final class TcpTransport implements Transport {
             return ch;
         };
         return new io.ferry.transport.Bootstrapping(group, clients, listeners);
+    }
+
+    /** The options a listener socket takes itself. */
+    private static Map<ChannelOption<?>, Object> listenerOptions(ChannelOptions options) {
+        Map<ChannelOption<?>, Object> map = new java.util.LinkedHashMap<>();
+        options.asMap().forEach((option, value) -> {
+            if (LISTENER_ONLY.contains(option) || LISTENER_AND_CHILD.contains(option)) {
+                map.put(option, value);
+            }
+        });
+        return map;
+    }
+
+    /** The options every connection takes (a client, or one a listener accepted). */
+    private static Map<ChannelOption<?>, Object> childOptions(ChannelOptions options) {
+        Map<ChannelOption<?>, Object> map = new java.util.LinkedHashMap<>();
+        options.asMap().forEach((option, value) -> {
+            if (!LISTENER_ONLY.contains(option)) {
+                map.put(option, value);
+            }
+        });
+        return map;
     }
 
     private static <C extends Channel> C newInstance(Class<C> type) {
