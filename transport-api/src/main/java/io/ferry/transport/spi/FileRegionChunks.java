@@ -31,12 +31,16 @@ public final class FileRegionChunks {
         ByteBuf chunk = alloc.directBuffer(n);
         try {
             Sink sink = new Sink(chunk, n);
-            while (sink.room > 0) {
+            while (sink.room > 0 && region.transferred() < region.count()) {
                 long read = region.transferTo(sink, region.transferred());
                 if (read <= 0) {
                     throw new IOException("the file behind " + region + " ended " + (region.count() - region.transferred())
                             + " bytes before the region's end");
                 }
+            }
+            if (!chunk.isReadable()) {
+                chunk.release();
+                return null;
             }
             return chunk;
         } catch (IOException | RuntimeException e) {

@@ -370,6 +370,10 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
                     in.remove(e);
                     continue;
                 }
+                if (chunk == null) {
+                    in.remove(); // the region says it is done
+                    continue;
+                }
                 int length = chunk.readableBytes();
                 send(m, chunk, length);
                 touched[m.index] = true;

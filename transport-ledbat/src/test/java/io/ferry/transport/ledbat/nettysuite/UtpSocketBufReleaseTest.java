@@ -1,0 +1,16 @@
+package io.ferry.transport.ledbat.nettysuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation;
+import io.netty.testsuite.transport.socket.SocketBufReleaseTest;
+
+import java.util.List;
+
+/** Netty's own {@code SocketBufReleaseTest} over utp://, through the transport's bootstraps. */
+class UtpSocketBufReleaseTest extends SocketBufReleaseTest {
+    @Override
+    protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return FerryPermutations.of("utp");
+    }
+}
