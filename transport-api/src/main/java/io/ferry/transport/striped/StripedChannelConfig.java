@@ -5,6 +5,8 @@ import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.ferry.transport.spi.SocketOptions;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import java.util.List;
 import java.time.Duration;
 import java.util.function.Consumer;
 
@@ -58,10 +60,9 @@ public final class StripedChannelConfig extends DefaultChannelConfig implements 
 
     /** The first member's socket configuration, or null before the members are attached (or if it has none). */
     private SocketChannelConfig first() {
-        for (Channel member : striped.memberChannels()) {
-            return member.config() instanceof SocketChannelConfig ? (SocketChannelConfig) member.config() : null;
-        }
-        return null;
+        List<Channel> members = striped.memberChannels();
+        ChannelConfig config = members.isEmpty() ? null : members.get(0).config();
+        return config instanceof SocketChannelConfig ? (SocketChannelConfig) config : null;
     }
 
     private StripedChannelConfig toMembers(Consumer<SocketChannelConfig> setting) {

@@ -7,7 +7,7 @@ import io.netty.testsuite.transport.socket.SocketEchoTest;
 
 import java.util.List;
 
-/** Netty's own {@code SocketEchoTest} over utp://, through the transport's bootstraps. */
+/** Netty's own {@code SocketEchoTest} over utp://, through the transport's bootstraps: its tests and assertions are Netty's (inherited); {@link FerryPermutationsTest} proves the permutation makes uTP channels. */
 class UtpSocketEchoTest extends SocketEchoTest {
     @Override
     protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {

@@ -7,7 +7,7 @@ import io.netty.testsuite.transport.socket.SocketExceptionHandlingTest;
 
 import java.util.List;
 
-/** Netty's own {@code SocketExceptionHandlingTest} over utp://, through the transport's bootstraps. */
+/** Netty's own {@code SocketExceptionHandlingTest} over utp://, through the transport's bootstraps: its tests and assertions are Netty's (inherited); {@link FerryPermutationsTest} proves the permutation makes uTP channels. */
 class UtpSocketExceptionHandlingTest extends SocketExceptionHandlingTest {
     @Override
     protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {

@@ -7,7 +7,7 @@ import io.netty.testsuite.transport.socket.SocketStringEchoTest;
 
 import java.util.List;
 
-/** Netty's own {@code SocketStringEchoTest} over utp://, through the transport's bootstraps. */
+/** Netty's own {@code SocketStringEchoTest} over utp://, through the transport's bootstraps: its tests and assertions are Netty's (inherited); {@link FerryPermutationsTest} proves the permutation makes uTP channels. */
 class UtpSocketStringEchoTest extends SocketStringEchoTest {
     @Override
     protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
