@@ -30,7 +30,16 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class UtpServerChannel extends AbstractServerChannel implements ServerSocketChannel {
 
-    private final ListenerConfig config = new ListenerConfig(this);
+    private final ListenerConfig config = new ListenerConfig(this) {
+        @Override
+        protected void autoReadCleared() {
+            acceptPending = false; // as NIO's listener: a read() asked for before no longer stands
+        }
+    };
+    /** Connections a user's {@code ServerBootstrap} has yet to take, as a kernel's backlog holds them; listener's loop only. */
+    private final java.util.ArrayDeque<Accepted> backlog = new java.util.ArrayDeque<>();
+    /** A {@code read()} asked for the next accepted connection (auto-read off); listener's loop only. */
+    private boolean acceptPending;
     private final UtpTransport transport;
     private final UtpSettings childSettings;
     private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UtpServerChannel.class);
@@ -196,8 +205,10 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         admission.promoted();
         child.attr(FerryChannels.TRANSPORT).set(transport);
         if (childHandler == null) {
-            transport.track(child);
-            eventLoop().execute(() -> pipeline().fireChannelRead(child));
+            eventLoop().execute(() -> {
+                backlog.add(new Accepted(child, from));
+                acceptFromBacklog();
+            });
             return;
         }
         try {
@@ -209,6 +220,39 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         }
         transport.track(child);
         from.loop().register(child);
+    }
+
+    /** An accepted connection and the socket it arrived on, waiting in the {@link #backlog}. */
+    private record Accepted(UtpSocketChannel child, UtpEndpoint from) {
+    }
+
+    /**
+     * Hands the bootstrap's acceptor the connections in the backlog, as a listener socket's read loop does:
+     * all of them with auto-read on, one per {@code read()} with it off (the handshake is complete already,
+     * as the kernel completes TCP's before {@code accept}). A closed listener resets what it never handed on.
+     */
+    private void acceptFromBacklog() {
+        if (!open) {
+            for (Accepted a; (a = backlog.poll()) != null; ) {
+                UtpSocketChannel child = a.child();
+                a.from().loop().execute(child::resetUnclaimed);
+            }
+            return;
+        }
+        boolean any = false;
+        while (!backlog.isEmpty() && (config.isAutoRead() || acceptPending)) {
+            acceptPending = false;
+            any = true;
+            UtpSocketChannel child = backlog.poll().child();
+            transport.track(child);
+            pipeline().fireChannelRead(child);
+            if (!config.isAutoRead()) {
+                break;
+            }
+        }
+        if (any) {
+            pipeline().fireChannelReadComplete();
+        }
     }
 
     /** An accepted connection is over (half-open if it never was promoted). */
@@ -303,6 +347,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     @Override
     protected void doClose() {
         open = false;
+        acceptFromBacklog();
         for (UtpEndpoint e : endpoints) {
             e.acceptorClosed();
         }
@@ -310,7 +355,8 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
 
     @Override
     protected void doBeginRead() {
-        // accepting is driven by the endpoint's socket
+        acceptPending = true;
+        acceptFromBacklog();
     }
 
     /** How many UDP sockets (and event loops) this listener receives on. */

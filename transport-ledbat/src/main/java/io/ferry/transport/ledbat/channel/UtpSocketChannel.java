@@ -50,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class UtpSocketChannel extends AbstractChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
 
-    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    /** Up to 256 messages (of one packet's payload each, 1.4 KB by default) per read loop: about the bytes epoll reads in its 16. */
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 256);
     private static final Object END_OF_STREAM = new Object();
 
     private final UtpSocketChannelConfig config = new UtpSocketChannelConfig(this);
@@ -69,9 +70,8 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     private boolean open = true;
     private boolean active;
     private boolean inputShutdown;
-    private boolean readPending;
+    private final io.ferry.transport.spi.ReadLoop reads = new io.ferry.transport.spi.ReadLoop(this);
     private boolean delivering;
-    private boolean readCompleteOwed;
     private boolean coreClosed;
     private boolean collecting;
     private boolean collectAgain;
@@ -164,6 +164,20 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         return remote;
     }
 
+    /**
+     * Resets an accepted connection that no application took because its listener closed first, as a
+     * kernel resets the connections left in a closed listener's backlog. On the endpoint's loop; never registered.
+     */
+    void resetUnclaimed() {
+        open = false;
+        active = false;
+        releaseInbound();
+        if (connection != null && !connection.isClosed()) {
+            connection.abort(System.nanoTime());
+            endpoint.afterCall(this);
+        }
+    }
+
     /** A datagram for this connection arrived. */
     void onPacket(ByteBuf packet, long now) {
         connection.onPacket(packet, now);
@@ -181,13 +195,14 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         if (connection != null) {
             connection.endReadBatch(System.nanoTime());
         }
-        if (readCompleteOwed && isRegistered()) {
-            readCompleteOwed = false;
-            if (!config.isAutoRead()) {
-                readPending = false;
-            }
-            pipeline().fireChannelReadComplete();
+        if (isRegistered() && !delivering) {
+            reads.complete();
         }
+    }
+
+    /** Auto-read was switched off (from the config). */
+    void autoReadCleared() {
+        reads.autoReadCleared();
     }
 
     /** The UDP socket reported that the peer's port is unreachable (ICMP): the connect is refused. */
@@ -299,18 +314,9 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
 
     @Override
     protected void doBeginRead() {
-        if (inputShutdown || !active) {
-            readPending = true;
-            return;
-        }
-        readPending = true;
-        deliverInbound();
-        if (readCompleteOwed && !delivering) {
-            readCompleteOwed = false;
-            if (!config.isAutoRead()) {
-                readPending = false;
-            }
-            pipeline().fireChannelReadComplete();
+        reads.requested();
+        if (!inputShutdown && active) {
+            deliverInbound();
         }
     }
 
@@ -630,6 +636,12 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
 
     // ------------------------------------------------------------------ inbound delivery
 
+    /**
+     * Hands what arrived to the pipeline in Netty's read loops ({@link io.ferry.transport.spi.ReadLoop}). Within
+     * the endpoint's batch of received datagrams a loop stays open for the batch's later packets, so a batch
+     * ends in one read-complete. The end of the stream is an event, delivered whether or not a read is
+     * pending, as epoll reports a peer's shutdown.
+     */
     private void deliverInbound() {
         if (delivering || !isRegistered()) {
             return;
@@ -637,21 +649,36 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         delivering = true;
         boolean consumedAny = false;
         try {
-            while (!inbound.isEmpty() && (readPending || config.isAutoRead()) && open && lingering == null) {
-                Object next = inbound.poll();
-                if (next == END_OF_STREAM) {
-                    endOfInput();
-                    continue;
+            do {
+                while (open && lingering == null && !inbound.isEmpty()) {
+                    Object head = inbound.peek();
+                    if (head == END_OF_STREAM) {
+                        inbound.poll();
+                        reads.complete();
+                        endOfInput();
+                        continue;
+                    }
+                    if (!reads.reading()) {
+                        break;
+                    }
+                    ByteBuf data = (ByteBuf) head;
+                    ByteBuf message = reads.next(data);
+                    if (message == data) {
+                        inbound.poll();
+                    }
+                    int n = message.readableBytes();
+                    reads.fire(message);
+                    if (connection != null) {
+                        connection.consumed(n, System.nanoTime());
+                        consumedAny = true;
+                    }
+                    reads.proceed(this::moreMayCome);
                 }
-                ByteBuf data = (ByteBuf) next;
-                int n = data.readableBytes();
-                readCompleteOwed = true;
-                pipeline().fireChannelRead(data);
-                if (connection != null) {
-                    connection.consumed(n, System.nanoTime());
-                    consumedAny = true;
+                if (inReadBatch || !reads.inProgress()) {
+                    break;
                 }
-            }
+                reads.complete(); // its handler may read() again: the loop above looks once more
+            } while (true);
         } finally {
             delivering = false;
         }
@@ -661,12 +688,16 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         closeWhenDrained();
     }
 
+    /** Whether a read loop may get more bytes now: some are queued, or the endpoint's batch may bring more. */
+    private boolean moreMayCome() {
+        return inReadBatch || (!inbound.isEmpty() && inbound.peek() != END_OF_STREAM);
+    }
+
     /** Once the protocol connection is over, the channel closes as soon as the application has read everything. */
     private void closeWhenDrained() {
         if (coreClosed && open && inbound.isEmpty() && !delivering) {
-            if (readCompleteOwed && isRegistered()) {
-                readCompleteOwed = false;
-                pipeline().fireChannelReadComplete();
+            if (isRegistered()) {
+                reads.complete();
             }
             unsafe().close(unsafe().voidPromise());
         }
@@ -675,10 +706,6 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     private void endOfInput() {
         inputShutdown = true;
         if (config.isAllowHalfClosure()) {
-            if (readCompleteOwed) {
-                readCompleteOwed = false;
-                pipeline().fireChannelReadComplete();
-            }
             pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
             pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
         } else {

@@ -209,6 +209,11 @@ public final class UtpSocketChannelConfig extends DefaultChannelConfig implement
     }
 
     @Override
+    protected void autoReadCleared() {
+        channel.autoReadCleared();
+    }
+
+    @Override
     public UtpSocketChannelConfig setAutoClose(boolean autoClose) {
         super.setAutoClose(autoClose);
         return this;

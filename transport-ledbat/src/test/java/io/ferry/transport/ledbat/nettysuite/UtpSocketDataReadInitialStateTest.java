@@ -1,0 +1,16 @@
+package io.ferry.transport.ledbat.nettysuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation;
+import io.netty.testsuite.transport.socket.SocketDataReadInitialStateTest;
+
+import java.util.List;
+
+/** Netty's own {@code SocketDataReadInitialStateTest} over utp://, through the transport's bootstraps: its tests and assertions are Netty's (inherited); {@link FerryPermutationsTest} proves the permutation makes uTP channels. */
+class UtpSocketDataReadInitialStateTest extends SocketDataReadInitialStateTest {
+    @Override
+    protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return FerryPermutations.of("utp");
+    }
+}
