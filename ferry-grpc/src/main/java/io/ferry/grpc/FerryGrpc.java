@@ -42,9 +42,22 @@ public final class FerryGrpc {
     /** As {@link #serverBuilder(Transports, String)}, with transport options for every accepted connection. */
     public static NettyServerBuilder serverBuilder(Transports ferry, String uri, ChannelOptions options) {
         TransportUri local = TransportUri.parse(uri, true);
+        return onTransport(NettyServerBuilder.forAddress(new InetSocketAddress(local.host(), local.port())), ferry, local, options);
+    }
+
+    /**
+     * Puts a server builder that a framework made (Arrow Flight's, say) on the transport of {@code uri}: its
+     * channel factory and event loops. The builder keeps the address it was made for; the URI's scheme and
+     * {@code options} choose the transport.
+     */
+    public static NettyServerBuilder onTransport(NettyServerBuilder builder, Transports ferry, String uri, ChannelOptions options) {
+        return onTransport(builder, ferry, TransportUri.parse(uri, true), options);
+    }
+
+    private static NettyServerBuilder onTransport(NettyServerBuilder builder, Transports ferry, TransportUri local,
+                                                  ChannelOptions options) {
         Bootstrapping parts = ferry.bootstrapping(local.scheme(), local.withStreams(options));
-        return NettyServerBuilder.forAddress(new InetSocketAddress(local.host(), local.port()))
-                .channelFactory(parts.serverChannelFactory())
+        return builder.channelFactory(parts.serverChannelFactory())
                 .bossEventLoopGroup(parts.group())
                 .workerEventLoopGroup(parts.group());
     }

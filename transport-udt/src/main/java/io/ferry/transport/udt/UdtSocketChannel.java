@@ -149,19 +149,19 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
-        socket.bind((InetSocketAddress) localAddress);
+        socket.bind(UdtAddresses.ipv4(localAddress, "bind to"));
     }
 
     @Override
     protected boolean doConnect(SocketAddress remoteAddress, SocketAddress localAddress) throws Exception {
         InetSocketAddress bindTo = localAddress != null ? (InetSocketAddress) localAddress : config.settings().bindAddress;
         if (bindTo != null) {
-            socket.bind(bindTo);
+            socket.bind(UdtAddresses.ipv4(bindTo, "bind to"));
         }
-        this.remote = (InetSocketAddress) remoteAddress;
+        this.remote = UdtAddresses.ipv4(remoteAddress, "connect to");
         boolean success = false;
         try {
-            boolean done = udt.connect(remoteAddress);
+            boolean done = udt.connect(remote);
             if (done) {
                 connected = true;
             } else {
@@ -704,6 +704,10 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     @Override
     public ChannelFuture shutdownInput(ChannelPromise promise) {
         runOnLoop(() -> {
+            if (!connected) {
+                promise.setFailure(new java.nio.channels.NotYetConnectedException());
+                return;
+            }
             // UDT cannot stop its peer from sending; Ferry stops reading and drops what still arrives.
             inputShutdown = true;
             promise.setSuccess();
@@ -718,7 +722,13 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     @Override
     public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        runOnLoop(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        runOnLoop(() -> {
+            if (!connected) {
+                promise.setFailure(new java.nio.channels.NotYetConnectedException());
+            } else {
+                ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+            }
+        });
         return promise;
     }
 

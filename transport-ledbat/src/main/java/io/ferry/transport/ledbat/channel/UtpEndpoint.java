@@ -81,10 +81,14 @@ final class UtpEndpoint {
         this.connectedSocket = connectedSocket;
     }
 
-    /** Opens a socket connected to {@code remote}, for one client connection (so ICMP errors reach it). */
-    static ChannelFuture openClient(UtpTransport transport, EventLoop loop, InetSocketAddress remote, int packetSize) {
+    /**
+     * Opens a socket connected to {@code remote}, for one client connection (so ICMP errors reach it), bound
+     * to {@code local} where the application bound the channel first (null: the system's choice).
+     */
+    static ChannelFuture openClient(UtpTransport transport, EventLoop loop, InetSocketAddress remote, InetSocketAddress local,
+                                    int packetSize) {
         UtpEndpoint endpoint = new UtpEndpoint(transport, true);
-        return endpoint.bootstrap(loop, packetSize).connect(remote);
+        return endpoint.bootstrap(loop, packetSize).connect(remote, local);
     }
 
     /**

@@ -76,6 +76,10 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     private boolean collecting;
     private boolean collectAgain;
     private ChannelPromise connectPromise;
+    /** Where a client's UDP socket binds, when the application bound the channel before connecting; else null. */
+    private InetSocketAddress bindAddress;
+    /** Fails a connect that outlives {@code CONNECT_TIMEOUT_MILLIS}; null when none is pending. */
+    private ScheduledFuture<?> connectTimeout;
     /** An accepted connection whose initiator has not yet proven its address: not yet the application's. */
     private boolean awaitingConfirmation;
     /** Whether the listener was told this accepted connection is over. */
@@ -266,7 +270,7 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
 
     @Override
     protected SocketAddress localAddress0() {
-        return endpoint == null ? null : endpoint.localAddress();
+        return endpoint == null ? bindAddress : endpoint.localAddress();
     }
 
     @Override
@@ -279,9 +283,21 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         return new UtpUnsafe();
     }
 
+    /** Binding a client before it connects chooses where its UDP socket binds when it connects. */
     @Override
     protected void doBind(SocketAddress localAddress) {
-        throw new UnsupportedOperationException("a uTP client connection binds its own UDP socket when it connects");
+        if (parent() != null || connection != null || connectPromise != null) {
+            throw new IllegalStateException("a uTP connection binds before it connects, once");
+        }
+        if (!(localAddress instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("uTP binds to an InetSocketAddress, got " + localAddress);
+        }
+        bindAddress = (InetSocketAddress) localAddress;
+    }
+
+    /** Where the client's UDP socket is to bind, or null for the system's choice. */
+    InetSocketAddress bindAddress() {
+        return bindAddress;
     }
 
     @Override
@@ -431,6 +447,10 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     @Override
     public ChannelFuture shutdownInput(ChannelPromise promise) {
         if (eventLoop().inEventLoop()) {
+            if (connection == null) {
+                promise.setFailure(new java.nio.channels.NotYetConnectedException());
+                return promise;
+            }
             inputShutdown = true;
             releaseInbound();
             if (connection != null) {
@@ -456,6 +476,10 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     @Override
     public ChannelFuture shutdownOutput(ChannelPromise promise) {
         if (eventLoop().inEventLoop()) {
+            if (connection == null) {
+                promise.setFailure(new java.nio.channels.NotYetConnectedException());
+                return promise;
+            }
             ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
         } else {
             eventLoop().execute(() -> shutdownOutput(promise));
@@ -900,19 +924,51 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     private final class UtpUnsafe extends AbstractUnsafe {
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
-            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+            if (promise.isCancelled() || !ensureOpen(promise)) {
                 return;
             }
-            if (connectPromise != null || connection != null) {
-                promise.setFailure(new IllegalStateException("a uTP channel connects once"));
+            if (connectPromise != null) {
+                promise.setFailure(new java.nio.channels.ConnectionPendingException());
+                return;
+            }
+            if (connection != null) {
+                promise.setFailure(new java.nio.channels.AlreadyConnectedException());
                 return;
             }
             if (!(remoteAddress instanceof InetSocketAddress)) {
                 promise.setFailure(new IllegalArgumentException("uTP needs an InetSocketAddress, got " + remoteAddress));
                 return;
             }
+            if (localAddress != null) {
+                try {
+                    doBind(localAddress);
+                } catch (RuntimeException e) {
+                    promise.setFailure(e);
+                    return;
+                }
+            }
             connectPromise = promise;
-            transport.openClientEndpoint(UtpSocketChannel.this, (InetSocketAddress) remoteAddress);
+            InetSocketAddress remote = (InetSocketAddress) remoteAddress;
+            int timeoutMillis = config.getConnectTimeoutMillis();
+            if (timeoutMillis > 0) {
+                connectTimeout = eventLoop().schedule(() -> {
+                    if (connectPromise == promise && !promise.isDone()) {
+                        failConnect(new ConnectTimeoutException("connection timed out after " + timeoutMillis + " ms: " + remote));
+                    }
+                }, timeoutMillis, TimeUnit.MILLISECONDS);
+            }
+            // As Netty's NIO channels: a cancelled connect closes the channel; a finished one stops its timer.
+            promise.addListener(f -> {
+                if (connectTimeout != null) {
+                    connectTimeout.cancel(false);
+                    connectTimeout = null;
+                }
+                if (f.isCancelled()) {
+                    connectPromise = null;
+                    close(voidPromise());
+                }
+            });
+            transport.openClientEndpoint(UtpSocketChannel.this, remote);
         }
 
         void resumeWrites() {

@@ -96,7 +96,8 @@ public final class UtpTransport implements Transport {
 
     /** Opens the client's own socket on the channel's loop, then starts the handshake. */
     void openClientEndpoint(UtpSocketChannel channel, InetSocketAddress remote) {
-        ChannelFuture socket = UtpEndpoint.openClient(this, channel.eventLoop(), remote, channel.settings().protocol.packetSize());
+        ChannelFuture socket = UtpEndpoint.openClient(this, channel.eventLoop(), remote, channel.bindAddress(),
+                channel.settings().protocol.packetSize());
         sockets.add(socket.channel());
         socket.addListener(f -> {
             if (f.isSuccess()) {

@@ -1,0 +1,99 @@
+package io.ferry.testsuite.netty;
+
+import io.ferry.transport.Bootstrapping;
+import io.ferry.transport.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation;
+import io.netty.util.NetUtil;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Ferry's permutations for Netty's socket test suite: each transport's own bootstraps
+ * ({@link Transports#bootstrapping}), as Netty's {@code SocketTestPermutation} gives epoll's.
+ */
+final class FerryPermutations {
+
+    /** The transports every class of the suite runs over unless it says otherwise. */
+    static final List<String> SCHEMES = List.of("utp", "udt");
+
+    /**
+     * Why {@code SocketHalfClosedTest.testAutoCloseFalseDoesShutdownOutput} does not apply to a user-space
+     * transport: it blocks one end's event loop for the whole exchange and expects the kernel to carry the
+     * protocol meanwhile (send that end's first write, take the peer's reset, fail the next write at once).
+     */
+    static final String LOOP_BLOCKED = "blocks an end's event loop for the whole exchange and expects the kernel to send, "
+            + "receive the peer's reset and fail the next write meanwhile; a user-space transport's protocol runs on that loop";
+
+    /** Why a test whose peer is Netty's NIO TCP listener does not apply. */
+    static final String TCP_PEER = "its peer is a TCP listener (Netty's NIO ServerSocketChannel), which a UDP-based transport cannot reach";
+
+    /**
+     * Servers and clients on groups of their own, as Netty's permutations give each end its own event loop:
+     * some tests block one end's loop while the other end acts, and a uTP connection lives on its UDP
+     * socket's loop, which one shared group could give both ends.
+     */
+    private static final Transports SERVERS = Transports.create();
+    private static final Transports CLIENTS = Transports.create();
+
+    /**
+     * Where the suite's servers bind: IPv4 loopback, not Netty's default {@code NetUtil.LOCALHOST} (::1 on
+     * this machine), since udt:// is IPv4 only (barchart-udt opens AF_INET sockets).
+     */
+    static SocketAddress loopback() {
+        return new InetSocketAddress(NetUtil.LOCALHOST4, 0);
+    }
+
+    /** One combination per scheme in {@link #SCHEMES}. */
+    static List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> all() {
+        List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = new ArrayList<>();
+        for (String scheme : SCHEMES) {
+            combos.add(of(scheme));
+        }
+        return combos;
+    }
+
+    /** A server and a client bootstrap over {@code scheme}, on groups of their own. */
+    static TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> of(String scheme) {
+        Bootstrapping servers = SERVERS.bootstrapping(scheme);
+        Bootstrapping clients = CLIENTS.bootstrapping(scheme);
+        return new TestsuitePermutation.BootstrapComboFactory<>() {
+            @Override
+            public ServerBootstrap newServerInstance() {
+                return servers.serverBootstrap();
+            }
+
+            @Override
+            public Bootstrap newClientInstance() {
+                return clients.bootstrap();
+            }
+
+            @Override
+            public String toString() {
+                return scheme;
+            }
+        };
+    }
+
+    /** One client bootstrap per scheme in {@link #SCHEMES}, for the suite's client-only classes. */
+    static List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients() {
+        return clients(SCHEMES.toArray(new String[0]));
+    }
+
+    /** One client bootstrap per scheme given. */
+    static List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients(String... schemes) {
+        List<TestsuitePermutation.BootstrapFactory<Bootstrap>> factories = new ArrayList<>();
+        for (String scheme : schemes) {
+            Bootstrapping clients = CLIENTS.bootstrapping(scheme);
+            factories.add(clients::bootstrap);
+        }
+        return factories;
+    }
+
+    private FerryPermutations() {
+    }
+}

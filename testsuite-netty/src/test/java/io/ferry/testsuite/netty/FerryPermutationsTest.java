@@ -1,0 +1,55 @@
+package io.ferry.testsuite.netty;
+
+import io.ferry.transport.ledbat.channel.UtpServerChannel;
+import io.ferry.transport.ledbat.channel.UtpSocketChannel;
+import io.ferry.transport.udt.UdtServerChannel;
+import io.ferry.transport.udt.UdtSocketChannel;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.testsuite.transport.TestsuitePermutation;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+/**
+ * The Netty suite classes in this package inherit their tests and assertions from Netty's own classes and
+ * only give them Ferry's permutations; this proves those permutations really make Ferry's channels, so a
+ * pass there is a pass over utp:// and udt://, not over Netty's default NIO sockets.
+ */
+class FerryPermutationsTest {
+
+    @Test
+    void thePermutationsMakeEachTransportsListenersAndConnections() throws Exception {
+        List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = FerryPermutations.all();
+        assertEquals(FerryPermutations.SCHEMES.size(), combos.size());
+        expect(combos.get(0), UtpServerChannel.class, UtpSocketChannel.class);
+        expect(combos.get(1), UdtServerChannel.class, UdtSocketChannel.class);
+    }
+
+    @Test
+    void theClientPermutationsMakeEachTransportsConnections() {
+        List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients = FerryPermutations.clients();
+        assertInstanceOf(UtpSocketChannel.class, clients.get(0).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+        assertInstanceOf(UdtSocketChannel.class, clients.get(1).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+    }
+
+    private static void expect(TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> combo,
+                               Class<?> listener, Class<?> connection) throws Exception {
+        Channel server = combo.newServerInstance().childHandler(new ChannelInboundHandlerAdapter())
+                .bind(FerryPermutations.loopback()).sync().channel();
+        try {
+            assertInstanceOf(listener, server);
+            Channel client = combo.newClientInstance().handler(new ChannelInboundHandlerAdapter())
+                    .connect(server.localAddress()).sync().channel();
+            assertInstanceOf(connection, client);
+            client.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package io.ferry.testsuite.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+/** Netty's own {@code SocketDataReadInitialStateTest} over utp:// only (over udt:// a connection that arrived while the listener's auto-read was off is never signalled by UDT's epoll: see the API module's README), through each one's bootstraps: its tests and assertions are Netty's (inherited). */
+class FerrySocketDataReadInitialStateTest extends io.netty.testsuite.transport.socket.SocketDataReadInitialStateTest {
+    @Override
+    protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return List.of(FerryPermutations.of("utp"));
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return FerryPermutations.loopback();
+    }
+}
