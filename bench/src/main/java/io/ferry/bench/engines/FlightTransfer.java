@@ -1,0 +1,220 @@
+package io.ferry.bench.engines;
+
+import io.ferry.flight.FerryFlight;
+import io.ferry.transport.Transports;
+import org.apache.arrow.flight.AsyncPutListener;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Apache Arrow Flight over each Ferry transport against plain Flight (its own grpc-netty server and client
+ * over the kernel's TCP) in the same run: a DoGet (the server streams record batches) and a DoPut (a
+ * client-streaming gRPC call) of {@code --size} bytes of 1 MiB batches, median of {@code --rounds}, each
+ * transport's rate and its ratio to plain Flight.
+ *
+ * <pre>
+ * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp bench/target/benchmarks.jar io.ferry.bench.engines.FlightTransfer
+ *      [--size 1G] [--rounds 3] [--transports plain,tcp,utp,udt] [--host 127.0.0.1]
+ * </pre>
+ */
+public final class FlightTransfer {
+
+    static final int ROWS = 65_536;
+    /** Two 64-bit columns: 1 MiB of values per batch. */
+    static final Schema SCHEMA = new Schema(List.of(
+            Field.notNullable("a", new ArrowType.Int(64, true)), Field.notNullable("b", new ArrowType.Int(64, true))));
+    static final long BATCH_BYTES = ROWS * 16L;
+
+    public static void main(String[] args) throws Exception {
+        long size = parseSize(option(args, "--size", "1G"));
+        int rounds = Integer.parseInt(option(args, "--rounds", "3"));
+        List<String> transports = Arrays.asList(option(args, "--transports", "plain,tcp,utp,udt").split(","));
+        String host = option(args, "--host", "127.0.0.1");
+        int batches = (int) Math.max(1, size / BATCH_BYTES);
+
+        System.out.printf(Locale.ROOT, "# Arrow Flight, %d batches of %d rows (%d MiB), median of %d rounds after one warm-up%n",
+                batches, ROWS, batches * BATCH_BYTES >> 20, rounds);
+        System.out.printf(Locale.ROOT, "%-7s %22s %9s %22s %9s%n", "", "DoGet Mbit/s (min-max)", "x plain", "DoPut Mbit/s (min-max)", "x plain");
+        double plainGet = Double.NaN;
+        double plainPut = Double.NaN;
+        try (Transports ferry = Transports.create(); BufferAllocator allocator = new RootAllocator()) {
+            for (String transport : transports) {
+                double[] get = new double[rounds];
+                double[] put = new double[rounds];
+                try (Generated producer = new Generated(allocator)) {
+                    FlightServer server = server(ferry, transport, host, allocator, producer).build().start();
+                    try (FlightClient client = client(ferry, transport, host, server.getPort(), allocator)) {
+                        doGet(client, batches); // warm-up
+                        doPut(client, allocator, batches);
+                        for (int r = 0; r < rounds; r++) {
+                            get[r] = mbps(batches, doGet(client, batches));
+                            put[r] = mbps(batches, doPut(client, allocator, batches));
+                        }
+                    } finally {
+                        server.shutdown();
+                        server.awaitTermination();
+                        server.close();
+                    }
+                }
+                double g = median(get);
+                double p = median(put);
+                if (transport.equals("plain")) {
+                    plainGet = g;
+                    plainPut = p;
+                }
+                System.out.printf(Locale.ROOT, "%-7s %8.0f (%5.0f-%5.0f) %9.2f %8.0f (%5.0f-%5.0f) %9.2f%n", transport,
+                        g, min(get), max(get), g / plainGet, p, min(put), max(put), p / plainPut);
+            }
+        }
+    }
+
+    private static FlightServer.Builder server(Transports ferry, String transport, String host, BufferAllocator allocator,
+                                               Generated producer) {
+        return transport.equals("plain")
+                ? FlightServer.builder(allocator, Location.forGrpcInsecure(host, 0), producer)
+                : FerryFlight.serverBuilder(ferry, transport + "://" + host + ":0", allocator, producer);
+    }
+
+    private static FlightClient client(Transports ferry, String transport, String host, int port, BufferAllocator allocator) {
+        return transport.equals("plain")
+                ? FlightClient.builder(allocator, Location.forGrpcInsecure(host, port)).build()
+                : FerryFlight.client(ferry, transport + "://" + host + ":" + port, allocator);
+    }
+
+    /** Nanoseconds to receive {@code batches} batches with DoGet; the rows counted must be all of them. */
+    static long doGet(FlightClient client, int batches) throws Exception {
+        long start = System.nanoTime();
+        long rows = 0;
+        try (FlightStream stream = client.getStream(new Ticket(Integer.toString(batches).getBytes(StandardCharsets.UTF_8)))) {
+            while (stream.next()) {
+                rows += stream.getRoot().getRowCount();
+            }
+        }
+        long took = System.nanoTime() - start;
+        if (rows != (long) batches * ROWS) {
+            throw new IllegalStateException("DoGet brought " + rows + " rows, not " + (long) batches * ROWS);
+        }
+        return took;
+    }
+
+    /** Nanoseconds to send {@code batches} batches with DoPut, until the server acknowledged the stream. */
+    static long doPut(FlightClient client, BufferAllocator allocator, int batches) {
+        try (VectorSchemaRoot root = filled(allocator)) {
+            long start = System.nanoTime();
+            FlightClient.ClientStreamListener put = client.startPut(FlightDescriptor.path("sink"), root, new AsyncPutListener());
+            for (int b = 0; b < batches; b++) {
+                put.putNext();
+            }
+            put.completed();
+            put.getResult();
+            return System.nanoTime() - start;
+        }
+    }
+
+    static VectorSchemaRoot filled(BufferAllocator allocator) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
+        BigIntVector a = (BigIntVector) root.getVector("a");
+        BigIntVector b = (BigIntVector) root.getVector("b");
+        a.allocateNew(ROWS);
+        b.allocateNew(ROWS);
+        for (int i = 0; i < ROWS; i++) {
+            a.set(i, i);
+            b.set(i, -i);
+        }
+        root.setRowCount(ROWS);
+        return root;
+    }
+
+    /** Streams the number of batches its ticket names (the same batch again and again) and drains what is put. */
+    static final class Generated extends NoOpFlightProducer implements AutoCloseable {
+        private final BufferAllocator allocator;
+
+        Generated(BufferAllocator allocator) {
+            this.allocator = allocator;
+        }
+
+        @Override
+        public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
+            int batches = Integer.parseInt(new String(ticket.getBytes(), StandardCharsets.UTF_8));
+            try (VectorSchemaRoot root = filled(allocator)) {
+                listener.start(root);
+                for (int b = 0; b < batches && !listener.isCancelled(); b++) {
+                    while (!listener.isReady() && !listener.isCancelled()) {
+                        Thread.onSpinWait(); // gRPC's flow control: wait for room, as Flight's examples do
+                    }
+                    listener.putNext();
+                }
+                listener.completed();
+            }
+        }
+
+        @Override
+        public Runnable acceptPut(CallContext context, FlightStream stream, StreamListener<PutResult> ack) {
+            return () -> {
+                while (stream.next()) {
+                    // the batch is released when the next one arrives
+                }
+                ack.onCompleted();
+            };
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static double mbps(int batches, long nanos) {
+        return batches * BATCH_BYTES * 8 / (nanos / 1e9) / 1e6;
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    private static double min(double[] v) {
+        return Arrays.stream(v).min().orElse(Double.NaN);
+    }
+
+    private static double max(double[] v) {
+        return Arrays.stream(v).max().orElse(Double.NaN);
+    }
+
+    private static String option(String[] args, String name, String fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return fallback;
+    }
+
+    static long parseSize(String text) {
+        String t = text.trim().toUpperCase(Locale.ROOT);
+        long unit = t.endsWith("G") ? 1L << 30 : t.endsWith("M") ? 1L << 20 : t.endsWith("K") ? 1L << 10 : 1;
+        return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
+    }
+
+    private FlightTransfer() {
+    }
+}
