@@ -86,7 +86,7 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
 
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
-        socket.bind((InetSocketAddress) localAddress);
+        socket.bind(UdtAddresses.ipv4(localAddress, "listen on"));
         socket.listen(settings.backlog);
     }
 

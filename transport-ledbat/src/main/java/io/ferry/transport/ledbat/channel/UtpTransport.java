@@ -158,6 +158,15 @@ public final class UtpTransport implements Transport {
         List<EventLoop> loops = listenerLoops(server.eventLoop());
         boolean shared = loops.size() > 1;
         int packetSize = settings.protocol.packetSize();
+        if (shared) {
+            try {
+                local = claimFreeAddress(local);
+            } catch (java.io.IOException e) {
+                server.close();
+                bound.setFailure(e);
+                return;
+            }
+        }
         // the first socket settles the port (0 picks one); the others bind that same address
         ChannelFuture first = UtpEndpoint.openServer(this, loops.get(0), local, packetSize, shared);
         sockets.add(first.channel());
@@ -194,6 +203,24 @@ public final class UtpTransport implements Transport {
                 });
             });
         });
+    }
+
+    /**
+     * SO_REUSEPORT, which a listener's sockets share their port with, lets any socket of the same user bind
+     * a port another reuseport socket holds, and {@code bind(0)} even picks such a port (2 of 200 binds
+     * here): the kernel would then split this listener's SYNs with another listener (Netty's own suite saw
+     * a connect refused by the other, closed, one). A plain bind first proves the address free, as TCP's
+     * bind does, and settles the port that 0 asks for; the listener's sockets bind it right after.
+     */
+    static InetSocketAddress claimFreeAddress(InetSocketAddress local) throws java.io.IOException {
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket(null)) {
+            probe.bind(local);
+            return new InetSocketAddress(local.getAddress(), probe.getLocalPort());
+        } catch (java.net.BindException e) {
+            java.net.BindException named = new java.net.BindException("uTP cannot listen on " + local + ": " + e.getMessage());
+            named.initCause(e);
+            throw named;
+        }
     }
 
     /** The event loops a listener receives on: its own first, then as many others as it gets sockets. */
