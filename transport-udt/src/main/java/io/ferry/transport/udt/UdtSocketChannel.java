@@ -154,13 +154,14 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     @Override
     protected boolean doConnect(SocketAddress remoteAddress, SocketAddress localAddress) throws Exception {
-        InetSocketAddress bindTo = localAddress != null ? (InetSocketAddress) localAddress : config.settings().bindAddress;
-        if (bindTo != null) {
-            socket.bind(UdtAddresses.ipv4(bindTo, "bind to"));
-        }
-        this.remote = UdtAddresses.ipv4(remoteAddress, "connect to");
         boolean success = false;
         try {
+            // inside the try: a refused address closes the channel before the connect promise fails
+            InetSocketAddress bindTo = localAddress != null ? (InetSocketAddress) localAddress : config.settings().bindAddress;
+            if (bindTo != null) {
+                socket.bind(UdtAddresses.ipv4(bindTo, "bind to"));
+            }
+            this.remote = UdtAddresses.ipv4(remoteAddress, "connect to");
             boolean done = udt.connect(remote);
             if (done) {
                 connected = true;
