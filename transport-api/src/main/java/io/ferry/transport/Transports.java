@@ -144,15 +144,14 @@ public final class Transports implements AutoCloseable {
     /**
      * The event loops and channel factories of the transport for {@code scheme} ({@code utp}, {@code udt},
      * {@code tcp}, ...), for engines that build Netty bootstraps themselves; see {@link Bootstrapping}.
+     * With {@link FerryChannelOption#STREAMS} the channels are striped over that many of the transport's
+     * connections, on the transport's own group.
      *
      * @throws UnsupportedOperationException if that transport does not serve Netty's bootstraps
      */
     public Bootstrapping bootstrapping(String scheme, ChannelOptions options) {
         Objects.requireNonNull(options, "options");
-        if (options.contains(FerryChannelOption.STREAMS)) {
-            throw new UnsupportedOptionException("striped channels are made through Transports.connect/listen only, not through Netty's bootstraps");
-        }
-        Transport transport = transport(scheme);
+        Transport transport = carrier(scheme, options);
         return transport.bootstrapping(withFerryDefaults(transport, options));
     }
 

@@ -1,6 +1,8 @@
 package io.ferry.testsuite.netty;
 
 import io.ferry.transport.Bootstrapping;
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -18,8 +20,11 @@ import java.util.List;
  */
 final class FerryPermutations {
 
-    /** The transports every class of the suite runs over unless it says otherwise. */
-    static final List<String> SCHEMES = List.of("utp", "udt");
+    /**
+     * The transports every class of the suite runs over unless it says otherwise: uTP, UDT and striped
+     * channels over one and over four TCP connections ({@code tcp?streams=N}, as in a Ferry URI).
+     */
+    static final List<String> SCHEMES = List.of("utp", "udt", "tcp?streams=1", "tcp?streams=4");
 
     /**
      * Why {@code SocketHalfClosedTest.testAutoCloseFalseDoesShutdownOutput} does not apply to a user-space
@@ -59,8 +64,8 @@ final class FerryPermutations {
 
     /** A server and a client bootstrap over {@code scheme}, on groups of their own. */
     static TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> of(String scheme) {
-        Bootstrapping servers = SERVERS.bootstrapping(scheme);
-        Bootstrapping clients = CLIENTS.bootstrapping(scheme);
+        Bootstrapping servers = bootstrapping(SERVERS, scheme);
+        Bootstrapping clients = bootstrapping(CLIENTS, scheme);
         return new TestsuitePermutation.BootstrapComboFactory<>() {
             @Override
             public ServerBootstrap newServerInstance() {
@@ -88,10 +93,21 @@ final class FerryPermutations {
     static List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients(String... schemes) {
         List<TestsuitePermutation.BootstrapFactory<Bootstrap>> factories = new ArrayList<>();
         for (String scheme : schemes) {
-            Bootstrapping clients = CLIENTS.bootstrapping(scheme);
+            Bootstrapping clients = bootstrapping(CLIENTS, scheme);
             factories.add(clients::bootstrap);
         }
         return factories;
+    }
+
+    /** A transport's bootstrapping for one of {@link #SCHEMES}: a scheme, and {@code ?streams=N} for striped channels. */
+    private static Bootstrapping bootstrapping(Transports transports, String spec) {
+        int query = spec.indexOf("?streams=");
+        if (query < 0) {
+            return transports.bootstrapping(spec);
+        }
+        int streams = Integer.parseInt(spec.substring(query + "?streams=".length()));
+        return transports.bootstrapping(spec.substring(0, query),
+                ChannelOptions.builder().set(FerryChannelOption.STREAMS, streams).build());
     }
 
     private FerryPermutations() {

@@ -1,6 +1,8 @@
 package io.ferry.testsuite.netty;
 
 import io.ferry.transport.ledbat.channel.UtpServerChannel;
+import io.ferry.transport.striped.StripedChannel;
+import io.ferry.transport.striped.StripedServerChannel;
 import io.ferry.transport.ledbat.channel.UtpSocketChannel;
 import io.ferry.transport.udt.UdtServerChannel;
 import io.ferry.transport.udt.UdtSocketChannel;
@@ -19,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 /**
  * The Netty suite classes in this package inherit their tests and assertions from Netty's own classes and
  * only give them Ferry's permutations; this proves those permutations really make Ferry's channels, so a
- * pass there is a pass over utp:// and udt://, not over Netty's default NIO sockets.
+ * pass there is a pass over utp://, udt:// and striped channels, not over Netty's default NIO sockets.
  */
 class FerryPermutationsTest {
 
@@ -29,6 +31,8 @@ class FerryPermutationsTest {
         assertEquals(FerryPermutations.SCHEMES.size(), combos.size());
         expect(combos.get(0), UtpServerChannel.class, UtpSocketChannel.class);
         expect(combos.get(1), UdtServerChannel.class, UdtSocketChannel.class);
+        expect(combos.get(2), StripedServerChannel.class, StripedChannel.class);
+        expect(combos.get(3), StripedServerChannel.class, StripedChannel.class);
     }
 
     @Test
@@ -36,6 +40,7 @@ class FerryPermutationsTest {
         List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients = FerryPermutations.clients();
         assertInstanceOf(UtpSocketChannel.class, clients.get(0).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
         assertInstanceOf(UdtSocketChannel.class, clients.get(1).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+        assertInstanceOf(StripedChannel.class, clients.get(3).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
     }
 
     private static void expect(TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> combo,

@@ -46,6 +46,8 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> timer;
     private ByteBuf cumulation;
     private boolean inputEndedEarly;
+    /** A failure between the handshake's end and {@link #bind}: the striped channel hears it once bound. */
+    private Throwable failedEarly;
 
     // what the client asks (client side) or what the hello said (listener side)
     private UUID session;
@@ -236,6 +238,11 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
 
     /** Joins the striped channel: from now on what the member reads goes there. Call on the member's loop. */
     void bind(StripedChannel channel, StripedChannel.Member m) {
+        if (state == State.DEAD) {
+            channel.onLoop(() -> channel.fail(m, new java.net.ConnectException("member connection " + index
+                    + " failed before its striped channel took it")));
+            return;
+        }
         if (state != State.AWAIT_SESSION) {
             return;
         }
@@ -258,7 +265,10 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
         if (ctx.channel().isWritable()) {
             channel.onMemberWritable(); // a change before the binding went unheard
         }
-        if (!ctx.channel().isActive()) {
+        if (failedEarly != null) {
+            Throwable cause = failedEarly;
+            channel.onLoop(() -> channel.fail(m, cause));
+        } else if (!ctx.channel().isActive()) {
             channel.onLoop(() -> channel.onMemberInactive(m));
         }
     }
@@ -368,6 +378,13 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             cancelTimer();
             release();
             ctx.close();
+            handshake.failed(this, cause);
+        } else if (state == State.AWAIT_SESSION) {
+            // the session may be complete and its channel about to bind this member (a reset right after
+            // the handshake): kept for the channel, which would otherwise never learn its member failed
+            if (failedEarly == null) {
+                failedEarly = cause;
+            }
             handshake.failed(this, cause);
         } else {
             fail(cause);

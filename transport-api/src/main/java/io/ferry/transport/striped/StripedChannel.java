@@ -2,6 +2,7 @@ package io.ferry.transport.striped;
 
 import io.ferry.transport.spi.FileRegionChunks;
 
+import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
@@ -68,9 +69,17 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     private final StripedChannelConfig config = new StripedChannelConfig(this);
     private final int count;
     private final boolean framed;
-    private final Duration linger;
+    private volatile Duration linger;
     private EventLoop loop;
     private Member[] members;
+    /** The members' handlers, bound to this channel once it is registered; null before they are attached. */
+    private MemberHandler[] handlers;
+    private boolean membersBound;
+    /** How a channel made by a bootstrap's factory opens its members on {@code connect}; null for others. */
+    private final ChannelOptions connectOptions;
+    private boolean connecting;
+    /** The local address a bootstrap-made client was bound to before its connect; its members bind it. */
+    private volatile InetSocketAddress boundLocal;
 
     private volatile boolean open = true;
     private volatile boolean active = true;
@@ -87,7 +96,7 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     private final TreeMap<Long, ByteBuf> reorder = new TreeMap<>();
     private volatile long reorderBytes;
     private long receiveOffset;
-    private boolean readPending;
+    private final io.ferry.transport.spi.ReadLoop reads = new io.ferry.transport.spi.ReadLoop(this);
     private boolean delivering;
     private boolean failed;
 
@@ -114,23 +123,44 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     };
 
     StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger) {
+        this(parent, transport, count, linger, null);
+    }
+
+    private StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger, ChannelOptions connectOptions) {
         super(parent);
         this.transport = transport;
         this.count = count;
         this.framed = count > 1;
         this.linger = linger;
+        this.connectOptions = connectOptions;
+        this.active = connectOptions == null;
         config.setMessageSizeEstimator(COUNTING_FILE_REGIONS);
         attr(FerryChannels.TRANSPORT).set(transport);
     }
 
-    /** Gives the channel its connected members, before it is registered on the first one's event loop. */
-    void attach(List<Channel> memberChannels) {
+    /**
+     * A client channel for Netty's {@code Bootstrap}: not yet connected; {@code connect} opens its members
+     * with {@code options} (see {@link StripedTransport#bootstrapping}).
+     */
+    static StripedChannel unconnected(StripedTransport transport, int count, Duration linger, ChannelOptions options) {
+        return new StripedChannel(null, transport, count, linger, options);
+    }
+
+    /**
+     * Gives the channel its connected members and their handlers; the handlers are bound to the channel
+     * (and data flows) once the channel is registered. Before registration the channel is meant for the
+     * first member's event loop.
+     */
+    void attach(List<Channel> memberChannels, MemberHandler[] memberHandlers) {
         Member[] list = new Member[memberChannels.size()];
         for (int i = 0; i < list.length; i++) {
             list[i] = new Member(i, memberChannels.get(i));
         }
-        this.loop = memberChannels.get(0).eventLoop();
+        if (loop == null) {
+            this.loop = memberChannels.get(0).eventLoop();
+        }
         this.members = list;
+        this.handlers = memberHandlers;
         if (carriesFileRegions()) {
             list[0].channel.config().setMessageSizeEstimator(COUNTING_FILE_REGIONS);
         }
@@ -150,6 +180,65 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     void abandon() {
         open = false;
         active = false;
+    }
+
+    /** Resets the members of an accepted channel that no acceptor took (its listener closed first). */
+    void resetUnclaimed() {
+        abandon();
+        for (Member m : members) {
+            FerryChannels.abort(m.channel);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    protected void doRegister() {
+        loop = eventLoop();
+        bindMembers();
+    }
+
+    /** Lets the members' handlers feed this channel (on their own loops): from here on data flows. */
+    private void bindMembers() {
+        if (members == null || membersBound) {
+            return;
+        }
+        membersBound = true;
+        for (int i = 0; i < handlers.length; i++) {
+            MemberHandler h = handlers[i];
+            Member m = members[i];
+            h.channel().eventLoop().execute(() -> h.bind(this, m));
+        }
+    }
+
+    /**
+     * A bootstrap-made client's members all connected and heard the greeting (on this channel's loop):
+     * the channel becomes active, as a socket does when its connect completes. A channel closed meanwhile
+     * resets them.
+     */
+    void connected(List<Channel> memberChannels, MemberHandler[] memberHandlers, ChannelPromise promise) {
+        connecting = false;
+        if (!open || promise.isCancelled()) {
+            for (Channel ch : memberChannels) {
+                FerryChannels.abort(ch);
+            }
+            promise.tryFailure(new ClosedChannelException());
+            return;
+        }
+        attach(memberChannels, memberHandlers);
+        bindMembers();
+        active = true;
+        if (promise.trySuccess()) {
+            pipeline().fireChannelActive();
+        } else {
+            close(); // the connect was cancelled meanwhile
+        }
+    }
+
+    /** A bootstrap-made client's connect failed: the channel closes, as a socket's does. */
+    void connectFailed(ChannelPromise promise, Throwable cause) {
+        connecting = false;
+        promise.tryFailure(cause);
+        close();
     }
 
     /** The event loop the channel will be registered on: its first member's. */
@@ -202,6 +291,11 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
 
     StripedTransport transport() {
         return transport;
+    }
+
+    /** Sets how long a graceful close may take; zero makes {@code close()} an abort (what {@code SO_LINGER=0} asks). */
+    void linger(Duration linger) {
+        this.linger = linger;
     }
 
     Duration linger() {
@@ -273,7 +367,7 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
 
     @Override
     protected SocketAddress localAddress0() {
-        return members == null ? null : members[0].channel.localAddress();
+        return members == null ? boundLocal : members[0].channel.localAddress();
     }
 
     @Override
@@ -287,8 +381,27 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     }
 
     @Override
-    protected void doBind(SocketAddress localAddress) {
-        throw new UnsupportedOperationException("a striped channel's members bind when they connect");
+    protected void doBind(SocketAddress localAddress) throws IOException {
+        if (connectOptions == null || members != null || connecting) {
+            throw new java.nio.channels.AlreadyBoundException();
+        }
+        boundLocal = checkLocal(localAddress);
+    }
+
+    /**
+     * A local address the members can all bind: any port of an address for several members (each takes a
+     * port of its own), any address and port for one.
+     */
+    private InetSocketAddress checkLocal(SocketAddress localAddress) throws IOException {
+        if (!(localAddress instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("a striped channel binds an InetSocketAddress, got " + localAddress);
+        }
+        InetSocketAddress local = (InetSocketAddress) localAddress;
+        if (count > 1 && local.getPort() != 0) {
+            throw new java.net.BindException("a striped channel of " + count + " member connections cannot bind port " + local.getPort()
+                    + ": each member takes a port of its own; bind port 0");
+        }
+        return local;
     }
 
     @Override
@@ -387,6 +500,18 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
                     break;
                 }
                 FileRegion region = (FileRegion) msg;
+                if (region instanceof io.netty.channel.DefaultFileRegion && region.transferred() == 0) {
+                    try {
+                        // the member's own write of a region longer than its file fails after this write
+                        // completed: check here, as Netty's socket channels do before they send
+                        io.netty.channel.DefaultFileRegion file = (io.netty.channel.DefaultFileRegion) region;
+                        file.open();
+                        validateFileRegion(file, 0);
+                    } catch (java.io.IOException e) {
+                        in.remove(e);
+                        continue;
+                    }
+                }
                 long length = region.count() - region.transferred();
                 m.written += length;
                 m.channel.write(region.retain(), m.channel.voidPromise());
@@ -448,7 +573,7 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
 
     @Override
     protected void doBeginRead() {
-        readPending = true;
+        reads.requested();
         deliver();
     }
 
@@ -518,33 +643,35 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     }
 
     private void deliver() {
-        if (delivering || !open) {
-            return;
+        if (delivering || !open || members == null) {
+            return; // before the connect a read() stays pending, as Netty's socket channels keep it
         }
         delivering = true;
         try {
-            boolean any = false;
-            while ((config.isAutoRead() || readPending) && !reorder.isEmpty() && reorder.firstKey() == receiveOffset) {
-                Map.Entry<Long, ByteBuf> first = reorder.pollFirstEntry();
-                ByteBuf buf = first.getValue();
-                int length = buf.readableBytes();
-                receiveOffset += length;
-                reorderBytes -= length;
-                bytesReceived += length;
-                any = true;
-                pipeline().fireChannelRead(buf);
-                if (!open) {
-                    return;
+            // Netty's read loops (ReadLoop): messages of at most the allocator's guess, one read-complete per
+            // loop; a handler that read()s again in its read-complete gets the next loop here
+            while (open) {
+                while (open && reads.reading() && nextInOrder()) {
+                    Map.Entry<Long, ByteBuf> first = reorder.pollFirstEntry();
+                    ByteBuf data = first.getValue();
+                    ByteBuf message = reads.next(data);
+                    int length = message.readableBytes();
+                    receiveOffset += length;
+                    reorderBytes -= length;
+                    bytesReceived += length;
+                    if (message != data) {
+                        reorder.put(receiveOffset, data); // the rest of the piece, re-keyed at its new first byte
+                    }
+                    reads.fire(message);
+                    reads.proceed(this::nextInOrder);
                 }
+                if (!reads.inProgress()) {
+                    break;
+                }
+                reads.complete();
             }
-            if (any) {
-                if (!config.isAutoRead()) {
-                    readPending = false;
-                }
-                pipeline().fireChannelReadComplete();
-                if (!open) {
-                    return;
-                }
+            if (!open) {
+                return;
             }
             if (allInputDone() && reorder.isEmpty()) {
                 endOfInput();
@@ -559,6 +686,17 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
         } finally {
             delivering = false;
         }
+    }
+
+    /** Whether the stream's next byte is here. */
+    private boolean nextInOrder() {
+        return !reorder.isEmpty() && reorder.firstKey() == receiveOffset;
+    }
+
+    /** Auto-read was switched off (from the config, on this channel's loop). */
+    void autoReadCleared() {
+        reads.autoReadCleared();
+        pumpReads(); // the members stop reading too
     }
 
     private boolean allInputDone() {
@@ -579,7 +717,7 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
         if (members == null) {
             return;
         }
-        boolean want = isActive() && !inputShutdown && (config.isAutoRead() || readPending);
+        boolean want = isActive() && !inputShutdown && reads.reading();
         for (Member m : members) {
             boolean on = want && !m.inputDone && (reorderBytes < REORDER_LIMIT || m.lastEnd <= receiveOffset);
             if (on != m.reading) {
@@ -642,6 +780,9 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
 
     @Override
     public ChannelFuture shutdownInput(ChannelPromise promise) {
+        if (notYetConnected(promise)) {
+            return promise;
+        }
         onLoop(() -> {
             inputShutdown = true;
             for (ByteBuf buf : reorder.values()) {
@@ -676,6 +817,9 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
      */
     @Override
     public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        if (notYetConnected(promise)) {
+            return promise;
+        }
         onLoop(() -> {
             if (!isActive()) {
                 promise.setFailure(new ClosedChannelException());
@@ -708,6 +852,15 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
             whenAll(all, promise);
         });
         return promise;
+    }
+
+    /** Fails {@code promise} for a channel whose members are not there (yet): a socket's half-close before its connect. */
+    private boolean notYetConnected(ChannelPromise promise) {
+        if (members != null) {
+            return false;
+        }
+        promise.tryFailure(open ? new java.nio.channels.NotYetConnectedException() : new ClosedChannelException());
+        return true;
     }
 
     @Override
@@ -897,7 +1050,35 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     final class StripedUnsafe extends AbstractUnsafe {
         @Override
         public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-            promise.setFailure(new UnsupportedOperationException("a striped channel connects through Transports"));
+            if (connectOptions == null) {
+                promise.setFailure(new java.nio.channels.AlreadyConnectedException());
+                return;
+            }
+            if (!ensureOpen(promise)) {
+                return;
+            }
+            if (members != null) {
+                promise.setFailure(new java.nio.channels.AlreadyConnectedException());
+            } else if (connecting) {
+                promise.setFailure(new java.nio.channels.ConnectionPendingException());
+            } else if (!(remote instanceof InetSocketAddress)) {
+                promise.setFailure(new IllegalArgumentException("a striped channel connects to an InetSocketAddress, got " + remote));
+            } else {
+                InetSocketAddress bind;
+                try {
+                    bind = local == null ? boundLocal : checkLocal(local);
+                } catch (IOException | RuntimeException e) {
+                    promise.setFailure(e);
+                    return;
+                }
+                connecting = true;
+                promise.addListener(f -> {
+                    if (f.isCancelled()) {
+                        StripedChannel.this.close(); // as a socket's cancelled connect does; the members still connecting go with it
+                    }
+                });
+                transport.connectMembers(StripedChannel.this, (InetSocketAddress) remote, bind, connectOptions, promise);
+            }
         }
 
         void resumeWrites() {

@@ -20,8 +20,8 @@ import java.util.Map;
  * <p>It is a {@link SocketChannelConfig}, for code written for TCP channels and engines' bootstraps:
  * {@code SO_RCVBUF}, {@code SO_SNDBUF}, {@code TCP_NODELAY}, {@code SO_KEEPALIVE}, {@code SO_REUSEADDR} and
  * {@code IP_TOS} go to every member (each takes them as its transport does) and read back from the first;
- * {@code SO_LINGER} reads the channel's linger in seconds, and setting it has no effect (the linger is
- * given when connecting or listening).
+ * {@code SO_LINGER} is the channel's linger in seconds: 0 makes {@code close()} an abort (every member
+ * reset), a negative value restores {@link io.ferry.transport.FerryChannelOption#DEFAULT_LINGER}.
  */
 public final class StripedChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
@@ -36,8 +36,8 @@ public final class StripedChannelConfig extends DefaultChannelConfig implements 
 
     @Override
     protected void autoReadCleared() {
-        if (striped.intendedLoop() != null) {
-            striped.onLoop(striped::pumpReads); // the members stop reading too
+        if (striped.isRegistered()) { // before, no read can be pending, and the channel's loop is not yet known
+            striped.onLoop(striped::autoReadCleared);
         }
     }
 
@@ -148,7 +148,8 @@ public final class StripedChannelConfig extends DefaultChannelConfig implements 
 
     @Override
     public StripedChannelConfig setSoLinger(int soLinger) {
-        return this; // the linger is given when connecting or listening
+        striped.linger(soLinger < 0 ? io.ferry.transport.FerryChannelOption.DEFAULT_LINGER : Duration.ofSeconds(soLinger));
+        return this;
     }
 
     @Override

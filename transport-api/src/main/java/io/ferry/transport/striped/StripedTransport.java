@@ -58,6 +58,8 @@ public final class StripedTransport implements Transport {
 
     private final Transport underlying;
     private final ChannelGroup channels = new DefaultChannelGroup("striped", GlobalEventExecutor.INSTANCE);
+    /** Listeners made through {@link #bootstrapping}; {@link #listen}'s are the underlying transport's own. */
+    private final ChannelGroup listeners = new DefaultChannelGroup("striped-listeners", GlobalEventExecutor.INSTANCE);
 
     private StripedTransport(Transport underlying) {
         this.underlying = underlying;
@@ -148,19 +150,56 @@ public final class StripedTransport implements Transport {
         applyOwn(striped, options);
         striped.pipeline().addLast(handler);
         ChannelPromise promise = new DefaultChannelPromise(striped, GlobalEventExecutor.INSTANCE);
-        ClientSession session = new ClientSession(striped, promise, count);
+        openMembers(new ClientSession(striped, promise, count, false), timeout, init -> underlying.connect(remote, init, members));
+        return promise;
+    }
+
+    /**
+     * Connects a channel a bootstrap's factory made ({@link StripedChannel#unconnected}): its members
+     * connect as {@link #connect}'s do, and the channel becomes active once all of them are there.
+     */
+    void connectMembers(StripedChannel striped, InetSocketAddress remote, InetSocketAddress local, ChannelOptions options,
+                        ChannelPromise promise) {
+        int count = options.get(FerryChannelOption.STREAMS).orElse(1);
+        Duration timeout = options.get(FerryChannelOption.CONNECT_TIMEOUT)
+                .orElse(Duration.ofMillis(striped.config().getConnectTimeoutMillis()));
+        ChannelOptions members = memberOptions(options);
+        java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector;
+        if (local == null) {
+            connector = init -> underlying.connect(remote, init, members);
+        } else {
+            // a local address asked for: each member binds it (port 0 gives each a port of its own), which only
+            // the underlying transport's own bootstrap can do
+            io.ferry.transport.Bootstrapping parts = underlying.bootstrapping(members);
+            connector = init -> parts.bootstrap().handler(init)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
+                    .connect(remote, local);
+        }
+        ClientSession session = new ClientSession(striped, promise, count, true);
+        // closed (or its connect cancelled) while the members connect: they go too
+        striped.closeFuture().addListener(f -> session.fail(new java.nio.channels.ClosedChannelException()));
+        try {
+            openMembers(session, timeout, connector);
+        } catch (RuntimeException e) {
+            striped.connectFailed(promise, e);
+        }
+    }
+
+    private void openMembers(ClientSession session, Duration timeout,
+                             java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector) {
+        int count = session.channels.length;
         UUID id = UUID.randomUUID();
         for (int i = 0; i < count; i++) {
             int index = i;
             ChannelFuture f;
             try {
-                f = underlying.connect(remote, new ChannelInitializer<>() {
+                f = connector.apply(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         prepareMember(ch);
                         ch.pipeline().addLast(MemberHandler.client(session, timeout, id, index, count));
                     }
-                }, members);
+                });
             } catch (RuntimeException e) {
                 session.fail(e);
                 if (i == 0) {
@@ -176,7 +215,6 @@ public final class StripedTransport implements Transport {
                 }
             });
         }
-        return promise;
     }
 
     /** A client's members while they connect and hear the greeting. */
@@ -186,12 +224,15 @@ public final class StripedTransport implements Transport {
         final Channel[] channels;
         final ChannelFuture[] connects;
         final MemberHandler[] handlers;
+        /** A bootstrap-made channel, registered already: it is told, rather than registered, when the members are there. */
+        final boolean bootstrapped;
         int ready;
         boolean over;
 
-        ClientSession(StripedChannel striped, ChannelPromise promise, int count) {
+        ClientSession(StripedChannel striped, ChannelPromise promise, int count, boolean bootstrapped) {
             this.striped = striped;
             this.promise = promise;
+            this.bootstrapped = bootstrapped;
             this.channels = new Channel[count];
             this.connects = new ChannelFuture[count];
             this.handlers = new MemberHandler[count];
@@ -213,7 +254,12 @@ public final class StripedTransport implements Transport {
             for (MemberHandler h : handlers) {
                 list.add(h.channel());
             }
-            start(striped, list, handlers, promise);
+            if (bootstrapped) {
+                striped.eventLoop().execute(() -> striped.connected(list, handlers, promise));
+            } else {
+                striped.attach(list, handlers);
+                start(striped, promise);
+            }
         }
 
         @Override
@@ -228,8 +274,12 @@ public final class StripedTransport implements Transport {
                 }
                 over = true;
             }
-            striped.abandon();
-            promise.tryFailure(cause);
+            if (bootstrapped) {
+                striped.eventLoop().execute(() -> striped.connectFailed(promise, cause));
+            } else {
+                striped.abandon();
+                promise.tryFailure(cause);
+            }
             // A member still connecting is closed once its connect ends: UDT's native library does not
             // survive a socket closed in the middle of its connect.
             for (ChannelFuture f : connects) {
@@ -240,13 +290,12 @@ public final class StripedTransport implements Transport {
         }
     }
 
-    /** Registers a striped channel whose members are all there, then binds the members to it. */
-    private void start(StripedChannel striped, List<Channel> memberChannels, MemberHandler[] handlers, ChannelPromise promise) {
-        striped.attach(memberChannels);
+    /** Registers a striped channel whose members are all attached; registration binds the members to it. */
+    private void start(StripedChannel striped, ChannelPromise promise) {
         channels.add(striped);
         striped.intendedLoop().register(striped).addListener(f -> {
             if (!f.isSuccess()) {
-                for (Channel ch : memberChannels) {
+                for (Channel ch : striped.members()) {
                     ch.close();
                 }
                 if (promise != null) {
@@ -254,14 +303,36 @@ public final class StripedTransport implements Transport {
                 }
                 return;
             }
-            for (int i = 0; i < handlers.length; i++) {
-                MemberHandler h = handlers[i];
-                StripedChannel.Member m = striped.member(i);
-                h.channel().eventLoop().execute(() -> h.bind(striped, m));
-            }
             if (promise != null) {
                 promise.trySuccess();
             }
+        });
+    }
+
+    // ------------------------------------------------------------------ Netty's bootstraps
+
+    /**
+     * Striped channels for Netty's {@code Bootstrap}/{@code ServerBootstrap}: the group is the underlying
+     * transport's (a striped channel lives on any of its loops, its members on their own); a client made
+     * by the factory opens its {@link FerryChannelOption#STREAMS} members on {@code connect}, and a listener
+     * hands each striped connection its members make up to the bootstrap's acceptor.
+     *
+     * @throws UnsupportedOperationException if the underlying transport does not serve bootstraps
+     */
+    @Override
+    public io.ferry.transport.Bootstrapping bootstrapping(ChannelOptions options) {
+        options.requireSupported(name(), supportedOptions());
+        io.ferry.transport.Bootstrapping carrier = underlying.bootstrapping(memberOptions(options));
+        int count = options.get(FerryChannelOption.STREAMS).orElse(1);
+        return new io.ferry.transport.Bootstrapping(carrier.group(), () -> {
+            StripedChannel ch = StripedChannel.unconnected(this, count, linger(options), options);
+            applyOwn(ch, options);
+            channels.add(ch);
+            return ch;
+        }, () -> {
+            StripedServerChannel server = new StripedServerChannel(this, options);
+            listeners.add(server);
+            return server;
         });
     }
 
@@ -270,27 +341,53 @@ public final class StripedTransport implements Transport {
     @Override
     public ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options) {
         options.requireSupported(name(), supportedOptions());
-        Sessions sessions = new Sessions(childHandler, options);
-        ChannelFuture bound = underlying.listen(local, new ChannelInitializer<>() {
+        Sessions sessions = new Sessions(childHandler, null, options);
+        ChannelFuture bound = listenForMembers(local, sessions, options);
+        sessions.listener = bound.channel();
+        return bound;
+    }
+
+    /**
+     * Binds a listener a bootstrap made ({@link StripedServerChannel}): its transport's listener takes the
+     * member connections, and each striped connection they make up goes to the server channel's acceptor.
+     * {@code promise} completes, on the server channel's loop, once the member listener is bound.
+     */
+    void bindListener(StripedServerChannel server, InetSocketAddress local, ChannelOptions options, ChannelPromise promise) {
+        Sessions sessions = new Sessions(null, server, options);
+        sessions.listener = server;
+        ChannelFuture bound;
+        try {
+            bound = listenForMembers(local, sessions, options);
+        } catch (RuntimeException e) {
+            promise.tryFailure(e);
+            return;
+        }
+        bound.addListener(f -> server.eventLoop().execute(() -> server.membersBound(bound, promise)));
+    }
+
+    private ChannelFuture listenForMembers(InetSocketAddress local, Sessions sessions, ChannelOptions options) {
+        return underlying.listen(local, new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 prepareMember(ch);
                 ch.pipeline().addLast(MemberHandler.accepted(sessions, HANDSHAKE_TIMEOUT));
             }
         }, memberOptions(options));
-        sessions.listener = bound.channel();
-        return bound;
     }
 
     /** The sessions a striped listener is assembling. */
     private final class Sessions implements MemberHandler.Handshake {
+        /** What each connection gets from {@link #listen}; null for a bootstrap's listener. */
         final ChannelHandler childHandler;
+        /** A bootstrap's listener, whose acceptor takes each connection; null for {@link #listen}'s. */
+        final StripedServerChannel server;
         final ChannelOptions options;
         final Map<UUID, Pending> pending = new HashMap<>();
         volatile Channel listener;
 
-        Sessions(ChannelHandler childHandler, ChannelOptions options) {
+        Sessions(ChannelHandler childHandler, StripedServerChannel server, ChannelOptions options) {
             this.childHandler = childHandler;
+            this.server = server;
             this.options = options;
         }
 
@@ -336,6 +433,12 @@ public final class StripedTransport implements Transport {
                 }
                 StripedChannel child = new StripedChannel(listener, StripedTransport.this, list.size(), linger(options));
                 applyOwn(child, options);
+                child.attach(list, complete.handlers);
+                if (server != null) {
+                    channels.add(child);
+                    server.accepted(child);
+                    return;
+                }
                 try {
                     child.pipeline().addLast(childHandler);
                 } catch (RuntimeException e) {
@@ -346,7 +449,7 @@ public final class StripedTransport implements Transport {
                     }
                     return;
                 }
-                start(child, list, complete.handlers, null);
+                start(child, null);
             }
         }
 
@@ -498,6 +601,7 @@ public final class StripedTransport implements Transport {
      */
     @Override
     public void close() {
+        listeners.close().awaitUninterruptibly(HANDSHAKE_TIMEOUT.toMillis());
         List<UndeliveredDataException> losses = LingeringChannels.closeAll(channels,
                 ch -> ((StripedChannel) ch).linger().multipliedBy(2));
         LingeringChannels.report(losses);

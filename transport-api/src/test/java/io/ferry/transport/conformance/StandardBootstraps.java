@@ -2,7 +2,6 @@ package io.ferry.transport.conformance;
 
 import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.ChannelOptions;
-import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -20,15 +19,14 @@ import java.util.concurrent.CompletableFuture;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * Netty's own {@code Bootstrap} and {@code ServerBootstrap}, as engines (gRPC, Arrow Flight, Vert.x, Spark)
  * build them: given the transport's group and channel factories, with options through {@code option(...)}
  * and {@code childOption(...)} and handlers typed for {@link SocketChannel}, they connect, accept and
  * carry bytes both ways, and the channels are the transport's (statistics, closed with it). Every
- * transport runs these as part of {@link TransportConformanceTest}; striped channels are made through
- * {@code Transports} only.
+ * transport runs these as part of {@link TransportConformanceTest}, striped ones included (the striped
+ * client opens its members on {@code connect}, the striped listener hands on what its members make up).
  */
 interface StandardBootstraps extends ConformanceEndpoints {
 
@@ -36,7 +34,6 @@ interface StandardBootstraps extends ConformanceEndpoints {
     @Timeout(60)
     default void nettysOwnBootstrapsConnectAcceptAndEchoOnTheTransport() throws Exception {
         ChannelOptions options = optionsForTest();
-        assumeFalse(options.contains(FerryChannelOption.STREAMS), "striped channels are made through Transports only");
         String scheme = URI.create(uriForTest(1)).getScheme();
         Bootstrapping parts = transportsForTest().bootstrapping(scheme, options);
         byte[] payload = new byte[300_000];
