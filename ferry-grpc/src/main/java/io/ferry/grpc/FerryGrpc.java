@@ -26,8 +26,8 @@ import java.net.InetSocketAddress;
  * }</pre>
  *
  * <p>The event loops belong to the transport: gRPC does not shut down loops it was given, and
- * {@link Transports#close()} does. Striped URIs ({@code ?streams=N}) are made through
- * {@code Transports.connect/listen} only and are refused here.
+ * {@link Transports#close()} does. A striped URI ({@code ?streams=N}) carries each HTTP/2 connection over
+ * N connections of the transport.
  */
 public final class FerryGrpc {
 
