@@ -33,7 +33,7 @@ import java.util.Locale;
  *
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp bench/target/benchmarks.jar io.ferry.bench.engines.FlightTransfer
- *      [--size 1G] [--rounds 3] [--transports plain,tcp,utp,udt] [--host 127.0.0.1]
+ *      [--size 1G] [--rounds 3] [--transports plain,tcp,utp,udt,tcp?streams=4] [--host 127.0.0.1]
  * </pre>
  */
 public final class FlightTransfer {
@@ -53,7 +53,7 @@ public final class FlightTransfer {
 
         System.out.printf(Locale.ROOT, "# Arrow Flight, %d batches of %d rows (%d MiB), median of %d rounds after one warm-up%n",
                 batches, ROWS, batches * BATCH_BYTES >> 20, rounds);
-        System.out.printf(Locale.ROOT, "%-7s %22s %9s %22s %9s%n", "", "DoGet Mbit/s (min-max)", "x plain", "DoPut Mbit/s (min-max)", "x plain");
+        System.out.printf(Locale.ROOT, "%-13s %22s %9s %22s %9s%n", "", "DoGet Mbit/s (min-max)", "x plain", "DoPut Mbit/s (min-max)", "x plain");
         double plainGet = Double.NaN;
         double plainPut = Double.NaN;
         try (Transports ferry = Transports.create(); BufferAllocator allocator = new RootAllocator()) {
@@ -81,23 +81,30 @@ public final class FlightTransfer {
                     plainGet = g;
                     plainPut = p;
                 }
-                System.out.printf(Locale.ROOT, "%-7s %8.0f (%5.0f-%5.0f) %9.2f %8.0f (%5.0f-%5.0f) %9.2f%n", transport,
+                System.out.printf(Locale.ROOT, "%-13s %8.0f (%5.0f-%5.0f) %9.2f %8.0f (%5.0f-%5.0f) %9.2f%n", transport,
                         g, min(get), max(get), g / plainGet, p, min(put), max(put), p / plainPut);
             }
         }
+    }
+
+    /** The URI for a transport named as {@code scheme} or {@code scheme?streams=N} (striped). */
+    private static String uri(String transport, String host, int port) {
+        int q = transport.indexOf('?');
+        return q < 0 ? transport + "://" + host + ":" + port
+                : transport.substring(0, q) + "://" + host + ":" + port + transport.substring(q);
     }
 
     private static FlightServer.Builder server(Transports ferry, String transport, String host, BufferAllocator allocator,
                                                Generated producer) {
         return transport.equals("plain")
                 ? FlightServer.builder(allocator, Location.forGrpcInsecure(host, 0), producer)
-                : FerryFlight.serverBuilder(ferry, transport + "://" + host + ":0", allocator, producer);
+                : FerryFlight.serverBuilder(ferry, uri(transport, host, 0), allocator, producer);
     }
 
     private static FlightClient client(Transports ferry, String transport, String host, int port, BufferAllocator allocator) {
         return transport.equals("plain")
                 ? FlightClient.builder(allocator, Location.forGrpcInsecure(host, port)).build()
-                : FerryFlight.client(ferry, transport + "://" + host + ":" + port, allocator);
+                : FerryFlight.client(ferry, uri(transport, host, port), allocator);
     }
 
     /** Nanoseconds to receive {@code batches} batches with DoGet; the rows counted must be all of them. */

@@ -110,6 +110,34 @@ class TcpTransportTest {
     }
 
     @Test
+    void channelsMadeThroughBootstrapsReadInNettysOwnSizes() throws Exception {
+        int total = 16 << 20;
+        CompletableFuture<Integer> largest = new CompletableFuture<>();
+        io.ferry.transport.Bootstrapping parts = ferry.bootstrapping("tcp");
+        Channel server = parts.serverBootstrap().childHandler(new ChannelInboundHandlerAdapter() {
+            private long received;
+            private int max;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                int n = ((io.netty.buffer.ByteBuf) msg).readableBytes();
+                ReferenceCountUtil.release(msg);
+                max = Math.max(max, n);
+                received += n;
+                if (received >= total) {
+                    largest.complete(max);
+                }
+            }
+        }).bind(new java.net.InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        Channel client = parts.bootstrap().handler(new ChannelInboundHandlerAdapter()).connect(server.localAddress()).sync().channel();
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[total]));
+        int max = largest.get(30, TimeUnit.SECONDS);
+        assertTrue(max <= TcpTransport.ENGINE_MAX_READ, "an engine's channel reads at most " + TcpTransport.ENGINE_MAX_READ + ": largest " + max);
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
     void readsABulkFlowInPiecesLargerThanNettysDefault() throws Exception {
         int total = 16 << 20;
         CompletableFuture<Channel> server = new CompletableFuture<>();
