@@ -81,27 +81,37 @@ class TcpTransportTest {
         return TcpSocketOptions.congestionControlName(ch.config().getOption(TcpSocketOptions.TCP_CONGESTION));
     }
 
+    /** Completes {@code largest} with the largest single read once {@code total} bytes arrived. */
+    private static final class LargestRead extends ChannelInboundHandlerAdapter {
+        private final long total;
+        private final CompletableFuture<Integer> largest;
+        private long received;
+        private int max;
+
+        LargestRead(long total, CompletableFuture<Integer> largest) {
+            this.total = total;
+            this.largest = largest;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            int n = ((io.netty.buffer.ByteBuf) msg).readableBytes();
+            ReferenceCountUtil.release(msg);
+            max = Math.max(max, n);
+            received += n;
+            if (received >= total) {
+                largest.complete(max);
+            }
+        }
+    }
+
     /** Listens, and returns the largest single read each accepted connection saw once {@code total} bytes arrived. */
     private CompletableFuture<Integer> largestReadOf(long total, ChannelOptions options, CompletableFuture<Channel> listener) throws InterruptedException {
         CompletableFuture<Integer> largest = new CompletableFuture<>();
         ChannelFuture f = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                    private long received;
-                    private int max;
-
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        int n = ((io.netty.buffer.ByteBuf) msg).readableBytes();
-                        ReferenceCountUtil.release(msg);
-                        max = Math.max(max, n);
-                        received += n;
-                        if (received >= total) {
-                            largest.complete(max);
-                        }
-                    }
-                });
+                ch.pipeline().addLast(new LargestRead(total, largest));
             }
         }, options);
         assertTrue(f.await(10, TimeUnit.SECONDS) && f.isSuccess(), () -> "listen: " + f.cause());
@@ -114,21 +124,12 @@ class TcpTransportTest {
         int total = 16 << 20;
         CompletableFuture<Integer> largest = new CompletableFuture<>();
         io.ferry.transport.Bootstrapping parts = ferry.bootstrapping("tcp");
-        Channel server = parts.serverBootstrap().childHandler(new ChannelInboundHandlerAdapter() {
-            private long received;
-            private int max;
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                int n = ((io.netty.buffer.ByteBuf) msg).readableBytes();
-                ReferenceCountUtil.release(msg);
-                max = Math.max(max, n);
-                received += n;
-                if (received >= total) {
-                    largest.complete(max);
-                }
-            }
-        }).bind(new java.net.InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        Channel server = parts.serverBootstrap().childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new LargestRead(total, largest));
+                    }
+                }).bind(new java.net.InetSocketAddress("127.0.0.1", 0)).sync().channel();
         Channel client = parts.bootstrap().handler(new ChannelInboundHandlerAdapter()).connect(server.localAddress()).sync().channel();
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[total]));
         int max = largest.get(30, TimeUnit.SECONDS);
