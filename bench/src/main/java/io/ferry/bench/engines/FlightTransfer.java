@@ -34,6 +34,7 @@ import java.util.Locale;
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp bench/target/benchmarks.jar io.ferry.bench.engines.FlightTransfer
  *      [--size 1G] [--rounds 3] [--transports plain,tcp,utp,udt,tcp?streams=4] [--host 127.0.0.1]
+ *      [--emulated [--mbit 20] [--rtt-ms 100] [--loss 0.01] [--queue-ms 100] [--cc cubic]]
  * </pre>
  */
 public final class FlightTransfer {
@@ -50,6 +51,10 @@ public final class FlightTransfer {
         List<String> transports = Arrays.asList(option(args, "--transports", "plain,tcp,utp,udt").split(","));
         String host = option(args, "--host", "127.0.0.1");
         int batches = (int) Math.max(1, size / BATCH_BYTES);
+        if (Arrays.asList(args).contains("--emulated")) {
+            emulated(args, transports, batches, rounds);
+            return;
+        }
 
         System.out.printf(Locale.ROOT, "# Arrow Flight, %d batches of %d rows (%d MiB), median of %d rounds after one warm-up%n",
                 batches, ROWS, batches * BATCH_BYTES >> 20, rounds);
@@ -83,6 +88,62 @@ public final class FlightTransfer {
                 }
                 System.out.printf(Locale.ROOT, "%-13s %8.0f (%5.0f-%5.0f) %9.2f %8.0f (%5.0f-%5.0f) %9.2f%n", transport,
                         g, min(get), max(get), g / plainGet, p, min(put), max(put), p / plainPut);
+            }
+        }
+    }
+
+    /**
+     * The same transfers between two network namespaces behind the TUN emulator ({@code --emulated --mbit N
+     * --rtt-ms N --loss FRACTION --queue-ms N}; root): the Flight server on the server peer's transports, the
+     * client on the client peer's, so every socket lives in its namespace. No warm-up (a round is long);
+     * "plain" is not offered here, since grpc-netty's own event loops cannot be placed in a namespace.
+     */
+    private static void emulated(String[] args, List<String> transports, int batches, int rounds) throws Exception {
+        io.ferry.bench.emulator.LinkArguments link = new io.ferry.bench.emulator.LinkArguments(20, 100, 0.01, 100);
+        for (int i = 0; i < args.length; i++) {
+            int taken = link.take(args, i);
+            if (taken >= 0) {
+                i = taken;
+            }
+        }
+        if (transports.contains("plain")) {
+            throw new IllegalArgumentException("--emulated runs Ferry transports only: plain grpc-netty's event loops cannot be placed in a namespace");
+        }
+        String cc = option(args, "--cc", "");
+        io.ferry.transport.ChannelOptions options = cc.isEmpty() ? io.ferry.transport.ChannelOptions.empty()
+                : io.ferry.transport.ChannelOptions.builder().set(io.ferry.transport.FerryChannelOption.CONGESTION_CONTROL, cc).build();
+        io.ferry.bench.emulator.LinkModel model = link.model();
+        System.out.printf(Locale.ROOT, "# congestion control: %s%n", cc.isEmpty() ? "each transport's default (kernel TCP: the namespace's)" : cc);
+        System.out.printf(Locale.ROOT, "# Arrow Flight over %s, %d batches of %d rows (%d MiB), median of %d rounds, no warm-up%n",
+                model.describe(), batches, ROWS, batches * BATCH_BYTES >> 20, rounds);
+        System.out.printf(Locale.ROOT, "%-13s %22s %22s%n", "", "DoGet Mbit/s (min-max)", "DoPut Mbit/s (min-max)");
+        // one pair of namespaces for every transport: gRPC's shared executor threads, started in the first
+        // run's namespaces, must find the same addresses in the later runs
+        try (io.ferry.bench.scenario.TestBed bed = io.ferry.bench.scenario.TestBed.emulated(model);
+             BufferAllocator allocator = new RootAllocator()) {
+            String address = bed.serverAddress();
+            for (String transport : transports) {
+                double[] get = new double[rounds];
+                double[] put = new double[rounds];
+                try (Generated producer = new Generated(allocator)) {
+                    FlightServer server = bed.server().call(() -> FerryFlight.serverBuilder(bed.server().transports(),
+                            uri(transport, address, 0), allocator, producer, options).build().start());
+                    try (FlightClient client = bed.client().call(() -> FerryFlight.client(bed.client().transports(),
+                            uri(transport, address, server.getPort()), allocator, options))) {
+                        // calls from the client peer's thread: gRPC opens its connection (the socket) in the
+                        // thread of the first call, which must be in the client's namespace
+                        for (int r = 0; r < rounds; r++) {
+                            get[r] = mbps(batches, bed.client().call(() -> doGet(client, batches)));
+                            put[r] = mbps(batches, bed.client().call(() -> doPut(client, allocator, batches)));
+                        }
+                    } finally {
+                        server.shutdown();
+                        server.awaitTermination();
+                        server.close();
+                    }
+                }
+                System.out.printf(Locale.ROOT, "%-13s %8.1f (%5.1f-%5.1f) %8.1f (%5.1f-%5.1f)%n", transport,
+                        median(get), min(get), max(get), median(put), min(put), max(put));
             }
         }
     }
