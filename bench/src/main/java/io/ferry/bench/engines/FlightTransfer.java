@@ -95,8 +95,11 @@ public final class FlightTransfer {
     /**
      * The same transfers between two network namespaces behind the TUN emulator ({@code --emulated --mbit N
      * --rtt-ms N --loss FRACTION --queue-ms N}; root): the Flight server on the server peer's transports, the
-     * client on the client peer's, so every socket lives in its namespace. No warm-up (a round is long);
-     * "plain" is not offered here, since grpc-netty's own event loops cannot be placed in a namespace.
+     * client on the client peer's, so every socket lives in its namespace (a socket belongs to the namespace
+     * of the thread that opens it: the server's bind and the client's first call run on the peers' threads,
+     * plain Flight's too). {@code --cc} applies to Ferry's transports only: plain Flight's sockets take the
+     * namespace's default, which an unprivileged default list may not let a namespace change (here: reno and
+     * bbr allowed, bbr the default). No warm-up (a round is long).
      */
     private static void emulated(String[] args, List<String> transports, int batches, int rounds) throws Exception {
         io.ferry.bench.emulator.LinkArguments link = new io.ferry.bench.emulator.LinkArguments(20, 100, 0.01, 100);
@@ -106,30 +109,33 @@ public final class FlightTransfer {
                 i = taken;
             }
         }
-        if (transports.contains("plain")) {
-            throw new IllegalArgumentException("--emulated runs Ferry transports only: plain grpc-netty's event loops cannot be placed in a namespace");
-        }
         String cc = option(args, "--cc", "");
         io.ferry.transport.ChannelOptions options = cc.isEmpty() ? io.ferry.transport.ChannelOptions.empty()
                 : io.ferry.transport.ChannelOptions.builder().set(io.ferry.transport.FerryChannelOption.CONGESTION_CONTROL, cc).build();
         io.ferry.bench.emulator.LinkModel model = link.model();
-        System.out.printf(Locale.ROOT, "# congestion control: %s%n", cc.isEmpty() ? "each transport's default (kernel TCP: the namespace's)" : cc);
+        System.out.printf(Locale.ROOT, "# congestion control: %s; plain Flight: the namespace's default%n",
+                cc.isEmpty() ? "each transport's default (kernel TCP: the namespace's)" : cc + " for Ferry's transports");
         System.out.printf(Locale.ROOT, "# Arrow Flight over %s, %d batches of %d rows (%d MiB), median of %d rounds, no warm-up%n",
                 model.describe(), batches, ROWS, batches * BATCH_BYTES >> 20, rounds);
-        System.out.printf(Locale.ROOT, "%-13s %22s %22s%n", "", "DoGet Mbit/s (min-max)", "DoPut Mbit/s (min-max)");
+        System.out.printf(Locale.ROOT, "%-13s %22s %9s %22s %9s%n", "", "DoGet Mbit/s (min-max)", "x plain", "DoPut Mbit/s (min-max)", "x plain");
         // one pair of namespaces for every transport: gRPC's shared executor threads, started in the first
         // run's namespaces, must find the same addresses in the later runs
         try (io.ferry.bench.scenario.TestBed bed = io.ferry.bench.scenario.TestBed.emulated(model);
              BufferAllocator allocator = new RootAllocator()) {
             String address = bed.serverAddress();
+            double plainGet = Double.NaN;
+            double plainPut = Double.NaN;
             for (String transport : transports) {
                 double[] get = new double[rounds];
                 double[] put = new double[rounds];
                 try (Generated producer = new Generated(allocator)) {
-                    FlightServer server = bed.server().call(() -> FerryFlight.serverBuilder(bed.server().transports(),
-                            uri(transport, address, 0), allocator, producer, options).build().start());
-                    try (FlightClient client = bed.client().call(() -> FerryFlight.client(bed.client().transports(),
-                            uri(transport, address, server.getPort()), allocator, options))) {
+                    FlightServer server = bed.server().call(() -> (transport.equals("plain")
+                            ? FlightServer.builder(allocator, Location.forGrpcInsecure(address, 0), producer)
+                            : FerryFlight.serverBuilder(bed.server().transports(), uri(transport, address, 0), allocator, producer, options))
+                            .build().start());
+                    try (FlightClient client = bed.client().call(() -> transport.equals("plain")
+                            ? FlightClient.builder(allocator, Location.forGrpcInsecure(address, server.getPort())).build()
+                            : FerryFlight.client(bed.client().transports(), uri(transport, address, server.getPort()), allocator, options))) {
                         // calls from the client peer's thread: gRPC opens its connection (the socket) in the
                         // thread of the first call, which must be in the client's namespace
                         for (int r = 0; r < rounds; r++) {
@@ -142,8 +148,12 @@ public final class FlightTransfer {
                         server.close();
                     }
                 }
-                System.out.printf(Locale.ROOT, "%-13s %8.1f (%5.1f-%5.1f) %8.1f (%5.1f-%5.1f)%n", transport,
-                        median(get), min(get), max(get), median(put), min(put), max(put));
+                if (transport.equals("plain")) {
+                    plainGet = median(get);
+                    plainPut = median(put);
+                }
+                System.out.printf(Locale.ROOT, "%-13s %8.1f (%5.1f-%5.1f) %9.2f %8.1f (%5.1f-%5.1f) %9.2f%n", transport,
+                        median(get), min(get), max(get), median(get) / plainGet, median(put), min(put), max(put), median(put) / plainPut);
             }
         }
     }
