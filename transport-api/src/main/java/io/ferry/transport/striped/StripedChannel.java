@@ -1173,10 +1173,6 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
         }
     }
 
-    Member member(int index) {
-        return members[index];
-    }
-
     /** How many member connections carry this channel. */
     public int memberCount() {
         return count;
