@@ -38,6 +38,7 @@ public final class FerryChannels {
 
     public static Transport transportOf(Channel channel) {
         Objects.requireNonNull(channel, "channel");
+        channel = io.ferry.transport.hosted.HostedChannels.carried(channel);
         Transport transport = channel.attr(TRANSPORT).get();
         if (transport == null && channel.parent() != null) {
             transport = channel.parent().attr(TRANSPORT).get(); // accepted by a listener of that transport
@@ -88,7 +89,8 @@ public final class FerryChannels {
 
     /** A statistics snapshot of a channel; safe from any thread. */
     public static TransportStatistics statistics(Channel channel) {
-        return transportOf(channel).statistics(channel);
+        Channel carried = io.ferry.transport.hosted.HostedChannels.carried(channel);
+        return transportOf(carried).statistics(carried);
     }
 
     /**
@@ -108,6 +110,7 @@ public final class FerryChannels {
 
     /** Closes a connection abortively (the peer sees a reset); see {@link Transport#abort(Channel)}. */
     public static ChannelFuture abort(Channel channel) {
-        return transportOf(channel).abort(channel);
+        Channel carried = io.ferry.transport.hosted.HostedChannels.carried(channel);
+        return transportOf(carried).abort(carried);
     }
 }

@@ -4,8 +4,12 @@ import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.Transports;
+import io.ferry.transport.hosted.HostedChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.testsuite.transport.TestsuitePermutation;
 import io.netty.util.NetUtil;
 
@@ -22,9 +26,12 @@ final class FerryPermutations {
 
     /**
      * The transports every class of the suite runs over unless it says otherwise: uTP, UDT and striped
-     * channels over one and over four TCP connections ({@code tcp?streams=N}, as in a Ferry URI).
+     * channels over one and over four TCP connections ({@code tcp?streams=N}, as in a Ferry URI), and uTP
+     * hosted on loops that are not the transport's ({@code hosted:utp}). {@code -Dferry.suite.schemes=a,b}
+     * runs others (e.g. {@code hosted:udt,hosted:tcp?streams=4}).
      */
-    static final List<String> SCHEMES = List.of("utp", "udt", "tcp?streams=1", "tcp?streams=4");
+    static final List<String> SCHEMES = List.of(System.getProperty("ferry.suite.schemes",
+            "utp,udt,tcp?streams=1,tcp?streams=4,hosted:utp").split(","));
 
     /**
      * Why {@code SocketHalfClosedTest.testAutoCloseFalseDoesShutdownOutput} does not apply to a user-space
@@ -45,6 +52,11 @@ final class FerryPermutations {
     private static final Transports SERVERS = Transports.create();
     private static final Transports CLIENTS = Transports.create();
 
+    /** The prefix of a scheme whose channels are hosted on loops not the transport's. */
+    static final String HOSTED = "hosted:";
+    private static final EventLoopGroup SERVER_HOSTS = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    private static final EventLoopGroup CLIENT_HOSTS = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+
     /**
      * Where the suite's servers bind: IPv4 loopback, not Netty's default {@code NetUtil.LOCALHOST} (::1 on
      * this machine), since udt:// is IPv4 only (barchart-udt opens AF_INET sockets).
@@ -64,8 +76,8 @@ final class FerryPermutations {
 
     /** A server and a client bootstrap over {@code scheme}, on groups of their own. */
     static TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> of(String scheme) {
-        Bootstrapping servers = bootstrapping(SERVERS, scheme);
-        Bootstrapping clients = bootstrapping(CLIENTS, scheme);
+        Bootstrapping servers = bootstrapping(SERVERS, SERVER_HOSTS, scheme);
+        Bootstrapping clients = bootstrapping(CLIENTS, CLIENT_HOSTS, scheme);
         return new TestsuitePermutation.BootstrapComboFactory<>() {
             @Override
             public ServerBootstrap newServerInstance() {
@@ -93,14 +105,22 @@ final class FerryPermutations {
     static List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients(String... schemes) {
         List<TestsuitePermutation.BootstrapFactory<Bootstrap>> factories = new ArrayList<>();
         for (String scheme : schemes) {
-            Bootstrapping clients = bootstrapping(CLIENTS, scheme);
+            Bootstrapping clients = bootstrapping(CLIENTS, CLIENT_HOSTS, scheme);
             factories.add(clients::bootstrap);
         }
         return factories;
     }
 
-    /** A transport's bootstrapping for one of {@link #SCHEMES}: a scheme, and {@code ?streams=N} for striped channels. */
-    private static Bootstrapping bootstrapping(Transports transports, String spec) {
+    /**
+     * A transport's bootstrapping for one of {@link #SCHEMES}: a scheme, and {@code ?streams=N} for striped
+     * channels; {@code hosted:} before it puts the channels on {@code hosts}, plain NIO loops that are not the
+     * transport's ({@link HostedChannels}), as an engine with loops of its own (Vert.x) does.
+     */
+    private static Bootstrapping bootstrapping(Transports transports, EventLoopGroup hosts, String spec) {
+        if (spec.startsWith(HOSTED)) {
+            Bootstrapping carrier = bootstrapping(transports, hosts, spec.substring(HOSTED.length()));
+            return new Bootstrapping(hosts, HostedChannels.clients(carrier), HostedChannels.listeners(carrier));
+        }
         int query = spec.indexOf("?streams=");
         if (query < 0) {
             return transports.bootstrapping(spec);

@@ -6,6 +6,8 @@ import io.ferry.transport.striped.StripedServerChannel;
 import io.ferry.transport.ledbat.channel.UtpSocketChannel;
 import io.ferry.transport.udt.UdtServerChannel;
 import io.ferry.transport.udt.UdtSocketChannel;
+import io.ferry.transport.hosted.HostedServerChannel;
+import io.ferry.transport.hosted.HostedSocketChannel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -17,6 +19,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 
 /**
  * The Netty suite classes in this package inherit their tests and assertions from Netty's own classes and
@@ -33,6 +36,11 @@ class FerryPermutationsTest {
         expect(combos.get(1), UdtServerChannel.class, UdtSocketChannel.class);
         expect(combos.get(2), StripedServerChannel.class, StripedChannel.class);
         expect(combos.get(3), StripedServerChannel.class, StripedChannel.class);
+        Channel[] hosted = expect(combos.get(4), HostedServerChannel.class, HostedSocketChannel.class);
+        assertInstanceOf(UtpServerChannel.class, ((HostedServerChannel) hosted[0]).carried());
+        assertInstanceOf(UtpSocketChannel.class, ((HostedSocketChannel) hosted[1]).carried());
+        assertNotSame(((HostedSocketChannel) hosted[1]).carried().eventLoop(), hosted[1].eventLoop(),
+                "a hosted connection is on a loop of the engine's group, the uTP connection on the transport's");
     }
 
     @Test
@@ -41,10 +49,12 @@ class FerryPermutationsTest {
         assertInstanceOf(UtpSocketChannel.class, clients.get(0).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
         assertInstanceOf(UdtSocketChannel.class, clients.get(1).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
         assertInstanceOf(StripedChannel.class, clients.get(3).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+        assertInstanceOf(HostedSocketChannel.class, clients.get(4).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
     }
 
-    private static void expect(TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> combo,
-                               Class<?> listener, Class<?> connection) throws Exception {
+    /** The listener and the client connection, both closed by then. */
+    private static Channel[] expect(TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap> combo,
+                                    Class<?> listener, Class<?> connection) throws Exception {
         Channel server = combo.newServerInstance().childHandler(new ChannelInboundHandlerAdapter())
                 .bind(FerryPermutations.loopback()).sync().channel();
         try {
@@ -53,6 +63,7 @@ class FerryPermutationsTest {
                     .connect(server.localAddress()).sync().channel();
             assertInstanceOf(connection, client);
             client.close().sync();
+            return new Channel[]{server, client};
         } finally {
             server.close().sync();
         }

@@ -1,0 +1,530 @@
+package io.ferry.transport.hosted;
+
+import io.ferry.transport.Bootstrapping;
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.spi.UserSpaceStream;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelOutputShutdownException;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.StringUtil;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import io.netty.util.concurrent.Future;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A Ferry connection on an event loop that is not its transport's (see {@link HostedChannels}). It carries
+ * a connection of the transport, which stays on the transport's loop with its reads off: this channel asks
+ * it for one read batch per {@code read()} and delivers the batch on its own loop; it hands written
+ * messages on while the carried connection is writable and keeps the rest in its own outbound buffer
+ * (so its writability is the user's backpressure). A write completes when the carried connection has
+ * the message, as a kernel socket's completes when the kernel has the bytes; close, half-close, linger
+ * and abort are the carried connection's.
+ */
+public final class HostedSocketChannel extends AbstractChannel implements SocketChannel, UserSpaceStream {
+
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+
+    private final Bootstrapping carrier;
+    private final SocketChannel carried;
+    private final HostedConfig config;
+    private final Relay relay = new Relay(this);
+    private final Object lock = new Object();
+    /** What the carried connection reported before this channel had a loop; null once it has one. */
+    private List<Runnable> early = new ArrayList<>();
+    private volatile boolean open = true;
+    private volatile boolean active;
+    private volatile boolean outputShutdown;
+    private SocketAddress bindAddress;
+    /** This channel's loop only. */
+    private ChannelPromise connectPromise;
+    private boolean connectStarted;
+    private boolean waitingForCarried;
+    private boolean delivering;
+    private boolean readRequested;
+    /** Messages handed to the carried connection whose writes have not ended, oldest first; this channel's loop. */
+    private final ArrayDeque<Handed> handed = new ArrayDeque<>();
+    /** The ends of those writes, in order, from the carried connection's loop. */
+    private final Queue<Future<?>> verdicts = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean verdictsPosted = new AtomicBoolean();
+    /** This channel's outbound buffer, kept for the verdicts that arrive while it closes. */
+    private ChannelOutboundBuffer buffer;
+    /** A close or a half-close waiting for the handed messages' verdicts. */
+    private Runnable closeWhenHanded;
+    private ChannelPromise shutdownWhenHanded;
+    private final ChannelFutureListener onVerdict = f -> {
+        verdicts.add(f);
+        if (verdictsPosted.compareAndSet(false, true)) {
+            post(this::takeVerdicts);
+        }
+    };
+
+    /** A client over {@code carrier}, not yet connected. */
+    HostedSocketChannel(Bootstrapping carrier) {
+        super(null);
+        this.carrier = carrier;
+        this.carried = carrier.channelFactory().newChannel();
+        this.config = new HostedConfig(this, carried.config());
+        prepareCarried();
+    }
+
+    /** A connection a {@link HostedServerChannel} accepted: {@code carried} is connected, registered, on its loop. */
+    HostedSocketChannel(HostedServerChannel parent, SocketChannel carried) {
+        super(parent);
+        this.carrier = null;
+        this.carried = carried;
+        this.config = new HostedConfig(this, carried.config());
+        prepareCarried();
+        carried.pipeline().addLast(relay);
+        active = true;
+    }
+
+    private void prepareCarried() {
+        carried.config().setAutoRead(false);
+        carried.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        attr(FerryChannels.TRANSPORT).set(carried.attr(FerryChannels.TRANSPORT).get());
+    }
+
+    /** The Ferry connection this channel carries (on the transport's loop). */
+    public SocketChannel carried() {
+        return carried;
+    }
+
+    // ---- from the carried connection (any thread) ----
+
+    /** Runs {@code task} on this channel's loop, or once it has one. */
+    void post(Runnable task) {
+        synchronized (lock) {
+            if (early != null) {
+                early.add(task);
+                return;
+            }
+        }
+        eventLoop().execute(task);
+    }
+
+    /**
+     * One read batch of the carried connection. A {@code read()} made while a message is delivered is
+     * answered by the batch's next message, as in a socket channel's read loop; one made after the last
+     * asks the carried connection for another batch.
+     */
+    void deliver(List<Object> batch) {
+        if (!open) {
+            batch.forEach(ReferenceCountUtil::release);
+            return;
+        }
+        delivering = true;
+        for (Object msg : batch) {
+            readRequested = false;
+            pipeline().fireChannelRead(msg);
+        }
+        delivering = false;
+        boolean again = readRequested;
+        readRequested = false;
+        pipeline().fireChannelReadComplete();
+        if (again && open) {
+            carried.read();
+        }
+    }
+
+    /**
+     * Completes the writes the carried connection ended, in order: a write's promise is this channel's
+     * outbound-buffer entry, which stays (and counts against writability) until the carried connection
+     * has the message, as a kernel socket's write completes when the kernel has the bytes.
+     */
+    private void takeVerdicts() {
+        verdictsPosted.set(false);
+        ChannelOutboundBuffer in = buffer;
+        for (Future<?> f; (f = verdicts.poll()) != null; ) {
+            Handed h = handed.poll();
+            if (in == null || h == null) {
+                continue; // closed or shut down: the buffer failed its entries already
+            }
+            while (in.current() != null && in.current() != h.msg()) {
+                in.remove(); // an entry cancelled before its flush, which was never handed
+            }
+            if (in.current() == null) {
+                continue;
+            }
+            if (f.isSuccess()) {
+                in.progress(h.size());
+                in.remove();
+            } else {
+                in.remove(f.cause());
+            }
+        }
+        if (handed.isEmpty()) {
+            ChannelPromise shutdown = shutdownWhenHanded;
+            shutdownWhenHanded = null;
+            if (shutdown != null && closeWhenHanded == null) {
+                ((AbstractUnsafe) unsafe()).shutdownOutput(shutdown);
+            }
+        }
+        closeIfSettled();
+    }
+
+    /** Ends this channel's close once the carried connection has closed and every handed write has its verdict. */
+    private void closeIfSettled() {
+        Runnable close = closeWhenHanded;
+        if (close != null && handed.isEmpty() && carried.closeFuture().isDone()) {
+            closeWhenHanded = null;
+            close.run();
+        }
+    }
+
+
+    /** A message handed to the carried connection, and its size then (the carried write consumes it). */
+    private record Handed(Object msg, long size) {
+    }
+
+    void carriedInputShutdown() {
+        if (!open) {
+            return;
+        }
+        if (config.isAllowHalfClosure()) {
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        } else {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    void carriedWritabilityChanged() {
+        if (waitingForCarried && carried.isWritable()) {
+            waitingForCarried = false;
+            ((HostedUnsafe) unsafe()).resumeFlush();
+        }
+    }
+
+    void carriedClosed() {
+        if (open) {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    private void connected(ChannelFuture f) {
+        ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise == null || !open) { // closed while connecting (doClose failed the promise)
+            carried.close();
+            return;
+        }
+        if (!f.isSuccess()) {
+            promise.tryFailure(f.cause());
+            unsafe().close(voidPromise());
+            return;
+        }
+        active = true;
+        if (promise.trySuccess()) {
+            pipeline().fireChannelActive();
+        }
+    }
+
+    // ---- the channel ----
+
+    @Override
+    protected void doRegister() {
+        List<Runnable> tasks;
+        synchronized (lock) {
+            tasks = early;
+            early = null;
+        }
+        if (tasks != null) {
+            tasks.forEach(eventLoop()::execute);
+        }
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return true;
+    }
+
+    @Override
+    public HostedConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && active;
+    }
+
+    @Override
+    public ServerSocketChannel parent() {
+        return (ServerSocketChannel) super.parent();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return carried.localAddress();
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return carried.remoteAddress();
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        bindAddress = localAddress; // the carried connection binds it when it connects
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        open = false;
+        handed.clear();
+        ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise != null) {
+            promise.tryFailure(new ClosedChannelException());
+        }
+        if (carried.isRegistered()) {
+            carried.close();
+        } else if (!connectStarted) {
+            carried.unsafe().closeForcibly(); // never handed to a loop
+        } // else the connect is under way: connected() closes it
+    }
+
+    @Override
+    protected void doBeginRead() {
+        if (delivering) {
+            readRequested = true;
+        } else {
+            carried.read();
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) throws Exception {
+        if (outputShutdown) {
+            throw new ChannelOutputShutdownException("Channel output shutdown");
+        }
+        if (msg instanceof ByteBuf || msg instanceof FileRegion) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + StringUtil.simpleClassName(msg)
+                + " (expected: ByteBuf or FileRegion)");
+    }
+
+    /**
+     * Hands the flushed messages not handed yet to the carried connection while it is writable; its
+     * writability event resumes the rest. Their entries stay until {@link #takeVerdicts}.
+     */
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        buffer = in;
+        int[] skip = {handed.size()};
+        boolean[] any = {false};
+        in.forEachFlushedMessage(msg -> {
+            if (skip[0] > 0) {
+                skip[0]--;
+                return true;
+            }
+            if (!carried.isWritable()) {
+                waitingForCarried = true;
+                return false;
+            }
+            long size = msg instanceof ByteBuf ? ((ByteBuf) msg).readableBytes()
+                    : ((FileRegion) msg).count() - ((FileRegion) msg).transferred();
+            handed.add(new Handed(msg, size));
+            carried.write(ReferenceCountUtil.retain(msg)).addListener(onVerdict);
+            any[0] = true;
+            return true;
+        });
+        if (any[0]) {
+            carried.flush();
+        }
+    }
+
+    @Override
+    protected void doShutdownOutput() {
+        outputShutdown = true;
+        carried.shutdownOutput();
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return carried.isInputShutdown();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || carried.isOutputShutdown();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        if (!isActive()) {
+            promise.setFailure(open ? new NotYetConnectedException() : new ClosedChannelException());
+            return promise;
+        }
+        carried.shutdownInput().addListener(f -> complete(f, promise));
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        if (!isActive()) {
+            promise.setFailure(open ? new NotYetConnectedException() : new ClosedChannelException());
+            return promise;
+        }
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            shutdownOutput0(promise);
+        } else {
+            loop.execute(() -> shutdownOutput0(promise));
+        }
+        return promise;
+    }
+
+    /** Half-closes once the handed messages' verdicts are in (their promises then tell what became of them). */
+    private void shutdownOutput0(ChannelPromise promise) {
+        outputShutdown = true; // later writes fail
+        if (handed.isEmpty()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else if (shutdownWhenHanded == null) {
+            shutdownWhenHanded = promise;
+        } else {
+            shutdownWhenHanded.addListener(f -> complete(f, promise));
+        }
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        shutdownOutput().addListener(out -> shutdownInput().addListener(in -> {
+            Throwable cause = out.cause() != null ? out.cause() : in.cause();
+            if (cause == null) {
+                promise.trySuccess();
+            } else {
+                promise.tryFailure(cause);
+            }
+        }));
+        return promise;
+    }
+
+    private static void complete(io.netty.util.concurrent.Future<?> f, ChannelPromise promise) {
+        if (f.isSuccess()) {
+            promise.trySuccess();
+        } else {
+            promise.tryFailure(f.cause());
+        }
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new HostedUnsafe();
+    }
+
+    private final class HostedUnsafe extends AbstractUnsafe {
+
+        void resumeFlush() {
+            flush0();
+        }
+
+        /**
+         * Closes the carried connection (what it took it delivers as its close does; the writes it had not
+         * taken fail) and ends this channel's close once that close is done and each handed write has its
+         * verdict: the close future then means what a socket's means, and each write's promise tells what
+         * became of it.
+         */
+        @Override
+        protected Executor prepareToClose() {
+            if (!carried.isRegistered()) {
+                return null; // never connected, or connecting: connected() closes it
+            }
+            carried.close();
+            return task -> {
+                closeWhenHanded = task;
+                carried.closeFuture().addListener(f -> post(HostedSocketChannel.this::closeIfSettled));
+            };
+        }
+
+        @Override
+        public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (connectPromise != null) {
+                promise.setFailure(new ConnectionPendingException());
+                return;
+            }
+            if (active || carrier == null) {
+                promise.setFailure(new AlreadyConnectedException());
+                return;
+            }
+            connectPromise = promise;
+            connectStarted = true;
+            SocketAddress from = local != null ? local : bindAddress;
+            Bootstrap b = new Bootstrap().group(carrier.group()).channelFactory(() -> carried).handler(relay);
+            ChannelFuture f = from == null ? b.connect(remote) : b.connect(remote, from);
+            f.addListener(done -> post(() -> connected(f)));
+        }
+    }
+}
