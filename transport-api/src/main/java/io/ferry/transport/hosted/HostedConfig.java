@@ -11,12 +11,12 @@ import io.netty.channel.socket.SocketChannelConfig;
 import java.util.Map;
 
 /**
- * A hosted connection's configuration. What governs the host's own side stays here: auto-read (the
- * carried connection's is always off), auto-close, half-closure (the carried connection always allows it;
- * the host decides), the write-buffer water marks and the message-size estimator (the host's outbound
- * buffer is the user's backpressure). The rest, socket options and the transport's own options included,
- * is the carried connection's configuration, read and written there; the allocators and the connect
- * timeout are set on both.
+ * A hosted connection's configuration. What governs the host's own side stays here: auto-read and the
+ * receive-buffer allocator (the host's read loops; the carried connection reads ahead on its own terms),
+ * auto-close, half-closure (the carried connection always allows it; the host decides), the write-buffer
+ * water marks and the message-size estimator (the host's outbound buffer is the user's backpressure). The
+ * rest, socket options and the transport's own options included, is the carried connection's
+ * configuration, read and written there; the buffer allocator and the connect timeout are set on both.
  */
 public final class HostedConfig extends DefaultChannelConfig implements SocketChannelConfig {
 
@@ -33,12 +33,12 @@ public final class HostedConfig extends DefaultChannelConfig implements SocketCh
                 || option == ChannelOption.ALLOW_HALF_CLOSURE || option == ChannelOption.WRITE_BUFFER_WATER_MARK
                 || option == ChannelOption.WRITE_BUFFER_HIGH_WATER_MARK || option == ChannelOption.WRITE_BUFFER_LOW_WATER_MARK
                 || option == ChannelOption.MESSAGE_SIZE_ESTIMATOR || option == ChannelOption.WRITE_SPIN_COUNT
-                || option == ChannelOption.MAX_MESSAGES_PER_WRITE || option == ChannelOption.SINGLE_EVENTEXECUTOR_PER_GROUP;
+                || option == ChannelOption.MAX_MESSAGES_PER_WRITE || option == ChannelOption.SINGLE_EVENTEXECUTOR_PER_GROUP
+                || option == ChannelOption.RCVBUF_ALLOCATOR || option == ChannelOption.MAX_MESSAGES_PER_READ;
     }
 
     private static boolean both(ChannelOption<?> option) {
-        return option == ChannelOption.ALLOCATOR || option == ChannelOption.RCVBUF_ALLOCATOR
-                || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.MAX_MESSAGES_PER_READ;
+        return option == ChannelOption.ALLOCATOR || option == ChannelOption.CONNECT_TIMEOUT_MILLIS;
     }
 
     @Override
@@ -202,9 +202,6 @@ public final class HostedConfig extends DefaultChannelConfig implements SocketCh
     @Override
     public HostedConfig setRecvByteBufAllocator(RecvByteBufAllocator allocator) {
         super.setRecvByteBufAllocator(allocator);
-        if (carried != null) { // null while DefaultChannelConfig's constructor sets its default
-            carried.setRecvByteBufAllocator(allocator);
-        }
         return this;
     }
 
@@ -212,6 +209,11 @@ public final class HostedConfig extends DefaultChannelConfig implements SocketCh
     public HostedConfig setAutoRead(boolean autoRead) {
         super.setAutoRead(autoRead);
         return this;
+    }
+
+    @Override
+    protected void autoReadCleared() {
+        ((HostedSocketChannel) channel).autoReadCleared();
     }
 
     @Override

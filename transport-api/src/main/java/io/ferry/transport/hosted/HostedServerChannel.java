@@ -8,7 +8,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
@@ -56,7 +55,6 @@ public final class HostedServerChannel extends AbstractServerChannel implements 
     private void bind(InetSocketAddress local, ChannelPromise promise) {
         bindStarted = true;
         ChannelFuture f = new ServerBootstrap().group(carrier.group(), carrier.group()).channelFactory(() -> carried)
-                .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel child) {

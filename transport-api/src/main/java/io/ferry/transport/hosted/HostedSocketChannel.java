@@ -2,6 +2,7 @@ package io.ferry.transport.hosted;
 
 import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.FerryChannels;
+import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.spi.UserSpaceStream;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -14,6 +15,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
@@ -31,6 +33,7 @@ import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +50,15 @@ import java.util.List;
 public final class HostedSocketChannel extends AbstractChannel implements SocketChannel, UserSpaceStream {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    /**
+     * The carried connection reads ahead (auto-read on) until this many bytes wait for this channel's
+     * pipeline, and again once they are below {@link #RESUME_AT}: the crossing then costs no round trip
+     * per read, and a host that stops reading stops the carried connection, whose transport's window then
+     * stops the sender.
+     */
+    static final long PAUSE_AT = 2 << 20;
+    static final long RESUME_AT = 512 << 10;
+    private static final Object END = new Object();
 
     private final Bootstrapping carrier;
     private final SocketChannel carried;
@@ -63,8 +75,15 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     private ChannelPromise connectPromise;
     private boolean connectStarted;
     private boolean waitingForCarried;
-    private boolean delivering;
-    private boolean readRequested;
+    /** What the carried connection read and the pipeline has not had yet, then possibly {@link #END}; this loop. */
+    private final ArrayDeque<Object> inbound = new ArrayDeque<>();
+    private final ReadLoop reads = new ReadLoop(this);
+    private boolean deliveringInbound;
+    private boolean closeWhenDrained;
+    /** Bytes read by the carried connection and not yet in this channel's pipeline (any thread). */
+    private final AtomicLong queuedBytes = new AtomicLong();
+    /** Whether the carried connection's reading is paused because {@link #queuedBytes} passed {@link #PAUSE_AT}. */
+    private volatile boolean carriedPaused;
     /** Messages handed to the carried connection whose writes have not ended, oldest first; this channel's loop. */
     private final ArrayDeque<Handed> handed = new ArrayDeque<>();
     /** The ends of those writes, in order, from the carried connection's loop. */
@@ -103,7 +122,6 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     }
 
     private void prepareCarried() {
-        carried.config().setAutoRead(false);
         carried.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
         attr(FerryChannels.TRANSPORT).set(carried.attr(FerryChannels.TRANSPORT).get());
     }
@@ -126,27 +144,103 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         eventLoop().execute(task);
     }
 
-    /**
-     * One read batch of the carried connection. A {@code read()} made while a message is delivered is
-     * answered by the batch's next message, as in a socket channel's read loop; one made after the last
-     * asks the carried connection for another batch.
-     */
+    /** One read batch of the carried connection (its bytes counted in {@link #queuedBytes} already). */
     void deliver(List<Object> batch) {
         if (!open) {
-            batch.forEach(ReferenceCountUtil::release);
+            release(batch);
             return;
         }
-        delivering = true;
-        for (Object msg : batch) {
-            readRequested = false;
-            pipeline().fireChannelRead(msg);
+        inbound.addAll(batch);
+        deliverInbound();
+    }
+
+    /** Bytes now on their way to this channel (the carried connection's loop): whether it should pause reading. */
+    boolean queue(long bytes) {
+        return queuedBytes.addAndGet(bytes) > PAUSE_AT;
+    }
+
+    void carriedPaused() {
+        carriedPaused = true;
+    }
+
+    /**
+     * Hands what the carried connection read to the pipeline in Netty's read loops ({@link ReadLoop}): with
+     * auto-read off only after a {@code read()}, one loop per call, messages of this channel's allocator's
+     * size. The end of the input is an event, delivered when the bytes before it are, read pending or not.
+     */
+    private void deliverInbound() {
+        if (deliveringInbound || !isRegistered()) {
+            return;
         }
-        delivering = false;
-        boolean again = readRequested;
-        readRequested = false;
-        pipeline().fireChannelReadComplete();
-        if (again && open) {
-            carried.read();
+        deliveringInbound = true;
+        try {
+            do {
+                while (open && !inbound.isEmpty()) {
+                    Object head = inbound.peek();
+                    if (head == END) {
+                        inbound.poll();
+                        reads.complete();
+                        endOfInput();
+                        continue;
+                    }
+                    if (!reads.reading()) {
+                        break;
+                    }
+                    ByteBuf data = (ByteBuf) head;
+                    ByteBuf message = reads.next(data);
+                    if (message == data) {
+                        inbound.poll();
+                    }
+                    consumed(message.readableBytes());
+                    reads.fire(message);
+                    reads.proceed(() -> !inbound.isEmpty() && inbound.peek() != END);
+                }
+                if (!reads.inProgress()) {
+                    break;
+                }
+                reads.complete(); // its handler may read() again: the loop above looks once more
+            } while (true);
+        } finally {
+            deliveringInbound = false;
+        }
+        if (closeWhenDrained && open && inbound.isEmpty()) {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    private void consumed(long bytes) {
+        if (queuedBytes.addAndGet(-bytes) < RESUME_AT && carriedPaused) {
+            carriedPaused = false;
+            carried.config().setAutoRead(true); // reads again, on its own loop
+        }
+    }
+
+    private void endOfInput() {
+        if (config.isAllowHalfClosure()) {
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+        } else {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    private void release(List<Object> batch) {
+        for (Object msg : batch) {
+            if (msg instanceof ByteBuf) {
+                consumed(((ByteBuf) msg).readableBytes());
+            }
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** Auto-read was switched off (from the config): a {@code read()} asked for before no longer stands. */
+    void autoReadCleared() {
+        if (isRegistered()) {
+            if (eventLoop().inEventLoop()) {
+                reads.autoReadCleared();
+            } else {
+                eventLoop().execute(reads::autoReadCleared);
+            }
         }
     }
 
@@ -201,13 +295,9 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     }
 
     void carriedInputShutdown() {
-        if (!open) {
-            return;
-        }
-        if (config.isAllowHalfClosure()) {
-            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-        } else {
-            unsafe().close(voidPromise());
+        if (open) {
+            inbound.add(END);
+            deliverInbound();
         }
     }
 
@@ -219,8 +309,14 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     }
 
     void carriedClosed() {
-        if (open) {
+        if (!open) {
+            return;
+        }
+        if (inbound.isEmpty()) {
             unsafe().close(voidPromise());
+        } else {
+            closeWhenDrained = true; // once the application has read what arrived before, as a socket's end does
+            deliverInbound();
         }
     }
 
@@ -320,6 +416,12 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     protected void doClose() {
         open = false;
         handed.clear();
+        for (Object o; (o = inbound.poll()) != null; ) {
+            if (o instanceof ByteBuf) {
+                consumed(((ByteBuf) o).readableBytes());
+            }
+            ReferenceCountUtil.release(o);
+        }
         ChannelPromise promise = connectPromise;
         connectPromise = null;
         if (promise != null) {
@@ -334,11 +436,8 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
 
     @Override
     protected void doBeginRead() {
-        if (delivering) {
-            readRequested = true;
-        } else {
-            carried.read();
-        }
+        reads.requested();
+        deliverInbound();
     }
 
     @Override

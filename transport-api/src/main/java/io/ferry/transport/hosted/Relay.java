@@ -1,8 +1,10 @@
 package io.ferry.transport.hosted;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownEvent;
 
 import java.util.ArrayList;
@@ -11,7 +13,8 @@ import java.util.List;
 /**
  * The last handler of a carried connection's pipeline (on the transport's loop): passes what the connection
  * reads, one read batch per task, and its events to the {@link HostedSocketChannel} on that channel's loop,
- * in the order they happened.
+ * in the order they happened; pauses the connection's reading while the host has
+ * {@link HostedSocketChannel#PAUSE_AT} bytes or more to take.
  */
 final class Relay extends ChannelInboundHandlerAdapter {
 
@@ -37,7 +40,8 @@ final class Relay extends ChannelInboundHandlerAdapter {
         pass();
         if (evt == ChannelInputShutdownEvent.INSTANCE) {
             host.post(host::carriedInputShutdown);
-        } else if (!(evt instanceof ChannelOutputShutdownEvent)) { // the host fires its own
+        } else if (!(evt instanceof ChannelOutputShutdownEvent) && evt != ChannelInputShutdownReadComplete.INSTANCE) {
+            // the host fires its own of these, in its own order
             host.post(() -> host.pipeline().fireUserEventTriggered(evt));
         }
     }
@@ -65,6 +69,14 @@ final class Relay extends ChannelInboundHandlerAdapter {
         }
         List<Object> read = batch;
         batch = new ArrayList<>();
+        long bytes = 0;
+        for (Object msg : read) {
+            bytes += msg instanceof ByteBuf ? ((ByteBuf) msg).readableBytes() : 0;
+        }
+        if (host.queue(bytes) && host.carried().config().isAutoRead()) {
+            host.carriedPaused(); // before the switch: the host resumes it only once it saw the pause
+            host.carried().config().setAutoRead(false);
+        }
         host.post(() -> host.deliver(read));
     }
 }
