@@ -46,10 +46,10 @@ public final class FlightTransfer {
     static final long BATCH_BYTES = ROWS * 16L;
 
     public static void main(String[] args) throws Exception {
-        long size = parseSize(option(args, "--size", "1G"));
-        int rounds = Integer.parseInt(option(args, "--rounds", "3"));
-        List<String> transports = Arrays.asList(option(args, "--transports", "plain,tcp,utp,udt").split(","));
-        String host = option(args, "--host", "127.0.0.1");
+        long size = EngineRuns.parseSize(EngineRuns.option(args, "--size", "1G"));
+        int rounds = Integer.parseInt(EngineRuns.option(args, "--rounds", "3"));
+        List<String> transports = Arrays.asList(EngineRuns.option(args, "--transports", "plain,tcp,utp,udt").split(","));
+        String host = EngineRuns.option(args, "--host", "127.0.0.1");
         int batches = (int) Math.max(1, size / BATCH_BYTES);
         if (Arrays.asList(args).contains("--emulated")) {
             emulated(args, transports, batches, rounds);
@@ -80,14 +80,14 @@ public final class FlightTransfer {
                         server.close();
                     }
                 }
-                double g = median(get);
-                double p = median(put);
+                double g = EngineRuns.median(get);
+                double p = EngineRuns.median(put);
                 if (transport.equals("plain")) {
                     plainGet = g;
                     plainPut = p;
                 }
                 System.out.printf(Locale.ROOT, "%-13s %8.0f (%5.0f-%5.0f) %9.2f %8.0f (%5.0f-%5.0f) %9.2f%n", transport,
-                        g, min(get), max(get), g / plainGet, p, min(put), max(put), p / plainPut);
+                        g, EngineRuns.min(get), EngineRuns.max(get), g / plainGet, p, EngineRuns.min(put), EngineRuns.max(put), p / plainPut);
             }
         }
     }
@@ -109,7 +109,7 @@ public final class FlightTransfer {
                 i = taken;
             }
         }
-        String cc = option(args, "--cc", "");
+        String cc = EngineRuns.option(args, "--cc", "");
         io.ferry.transport.ChannelOptions options = cc.isEmpty() ? io.ferry.transport.ChannelOptions.empty()
                 : io.ferry.transport.ChannelOptions.builder().set(io.ferry.transport.FerryChannelOption.CONGESTION_CONTROL, cc).build();
         io.ferry.bench.emulator.LinkModel model = link.model();
@@ -149,11 +149,11 @@ public final class FlightTransfer {
                     }
                 }
                 if (transport.equals("plain")) {
-                    plainGet = median(get);
-                    plainPut = median(put);
+                    plainGet = EngineRuns.median(get);
+                    plainPut = EngineRuns.median(put);
                 }
                 System.out.printf(Locale.ROOT, "%-13s %8.1f (%5.1f-%5.1f) %9.2f %8.1f (%5.1f-%5.1f) %9.2f%n", transport,
-                        median(get), min(get), max(get), median(get) / plainGet, median(put), min(put), max(put), median(put) / plainPut);
+                        EngineRuns.median(get), EngineRuns.min(get), EngineRuns.max(get), EngineRuns.median(get) / plainGet, EngineRuns.median(put), EngineRuns.min(put), EngineRuns.max(put), EngineRuns.median(put) / plainPut);
             }
         }
     }
@@ -262,35 +262,6 @@ public final class FlightTransfer {
 
     private static double mbps(int batches, long nanos) {
         return batches * BATCH_BYTES * 8 / (nanos / 1e9) / 1e6;
-    }
-
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    }
-
-    private static double min(double[] v) {
-        return Arrays.stream(v).min().orElse(Double.NaN);
-    }
-
-    private static double max(double[] v) {
-        return Arrays.stream(v).max().orElse(Double.NaN);
-    }
-
-    static String option(String[] args, String name, String fallback) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return fallback;
-    }
-
-    static long parseSize(String text) {
-        String t = text.trim().toUpperCase(Locale.ROOT);
-        long unit = t.endsWith("G") ? 1L << 30 : t.endsWith("M") ? 1L << 20 : t.endsWith("K") ? 1L << 10 : 1;
-        return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
     }
 
     private FlightTransfer() {

@@ -10,7 +10,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.streams.WriteStream;
 import io.vertx.core.transport.Transport;
 
 import java.util.Arrays;
@@ -37,9 +37,9 @@ public final class VertxTransfer {
     private static final Buffer CHUNK = Buffer.buffer(new byte[1 << 20]);
 
     public static void main(String[] args) throws Exception {
-        long size = FlightTransfer.parseSize(FlightTransfer.option(args, "--size", "1G"));
-        int rounds = Integer.parseInt(FlightTransfer.option(args, "--rounds", "3"));
-        List<String> transports = Arrays.asList(FlightTransfer.option(args, "--transports", "plain,tcp,utp,udt").split(","));
+        long size = EngineRuns.parseSize(EngineRuns.option(args, "--size", "1G"));
+        int rounds = Integer.parseInt(EngineRuns.option(args, "--rounds", "3"));
+        List<String> transports = Arrays.asList(EngineRuns.option(args, "--transports", "plain,tcp,utp,udt").split(","));
         System.out.printf(Locale.ROOT, "# Vert.x HTTP/1.1, %d MiB per transfer, median of %d rounds after one warm-up%n", size >> 20, rounds);
         System.out.printf(Locale.ROOT, "%-13s %25s %9s %25s %9s%n", "", "download Mbit/s (min-max)", "x plain", "upload Mbit/s (min-max)", "x plain");
         double plainDown = Double.NaN;
@@ -73,34 +73,34 @@ public final class VertxTransfer {
                     client.close().await(30, TimeUnit.SECONDS);
                     server.close().await(30, TimeUnit.SECONDS);
                 }
-                double d = median(down);
-                double u = median(up);
+                double d = EngineRuns.median(down);
+                double u = EngineRuns.median(up);
                 if (transport.equals("plain")) {
                     plainDown = d;
                     plainUp = u;
                 }
                 System.out.printf(Locale.ROOT, "%-13s %9.0f (%5.0f-%5.0f) %9.2f %9.0f (%5.0f-%5.0f) %9.2f%n", transport,
-                        d, min(down), max(down), d / plainDown, u, min(up), max(up), u / plainUp);
+                        d, EngineRuns.min(down), EngineRuns.max(down), d / plainDown, u, EngineRuns.min(up), EngineRuns.max(up), u / plainUp);
             }
         }
     }
 
-    /** Writes {@code remaining} bytes to {@code response} in 1 MiB writes, waiting whenever its queue is full. */
-    private static Future<Void> stream(HttpServerResponse response, long remaining) {
+    /** Writes {@code remaining} bytes to {@code out} in 1 MiB writes, waiting whenever its queue is full. */
+    private static Future<Void> stream(WriteStream<Buffer> out, long remaining) {
         Promise<Void> done = Promise.promise();
         new Object() {
             long left = remaining;
 
             void pump() {
-                while (left > 0 && !response.writeQueueFull()) {
+                while (left > 0 && !out.writeQueueFull()) {
                     int n = (int) Math.min(left, CHUNK.length());
-                    response.write(n == CHUNK.length() ? CHUNK : CHUNK.slice(0, n));
+                    out.write(n == CHUNK.length() ? CHUNK : CHUNK.slice(0, n));
                     left -= n;
                 }
                 if (left > 0) {
-                    response.drainHandler(v -> pump());
+                    out.drainHandler(v -> pump());
                 } else {
-                    response.drainHandler(null);
+                    out.drainHandler(null);
                     done.tryComplete();
                 }
             }
@@ -126,37 +126,11 @@ public final class VertxTransfer {
         long start = System.nanoTime();
         String reply = client.request(HttpMethod.POST, port, HOST, "/").compose(req -> {
             req.setChunked(true);
-            HttpServerResponseLike sink = new HttpServerResponseLike(req);
-            return sink.stream(size).compose(v -> req.end()).compose(v -> req.response())
+            return stream(req, size).compose(v -> req.end()).compose(v -> req.response())
                     .compose(resp -> resp.body()).map(Buffer::toString);
         }).await(10, TimeUnit.MINUTES);
         check(size, Long.parseLong(reply));
         return mbps(size, System.nanoTime() - start);
-    }
-
-    /** The client-side twin of {@link #stream}: 1 MiB writes to a request, paced by its write queue. */
-    private record HttpServerResponseLike(HttpClientRequest request) {
-        Future<Void> stream(long remaining) {
-            Promise<Void> done = Promise.promise();
-            new Object() {
-                long left = remaining;
-
-                void pump() {
-                    while (left > 0 && !request.writeQueueFull()) {
-                        int n = (int) Math.min(left, CHUNK.length());
-                        request.write(n == CHUNK.length() ? CHUNK : CHUNK.slice(0, n));
-                        left -= n;
-                    }
-                    if (left > 0) {
-                        request.drainHandler(v -> pump());
-                    } else {
-                        request.drainHandler(null);
-                        done.tryComplete();
-                    }
-                }
-            }.pump();
-            return done.future();
-        }
     }
 
     private static void check(long expected, long got) {
@@ -167,20 +141,6 @@ public final class VertxTransfer {
 
     private static double mbps(long bytes, long nanos) {
         return bytes * 8e3 / nanos;
-    }
-
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    }
-
-    private static double min(double[] v) {
-        return Arrays.stream(v).min().orElse(Double.NaN);
-    }
-
-    private static double max(double[] v) {
-        return Arrays.stream(v).max().orElse(Double.NaN);
     }
 
     private VertxTransfer() {

@@ -2,6 +2,7 @@ package io.ferry.transport.hosted;
 
 import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.FerryChannels;
+import io.ferry.transport.spi.AcceptBacklog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.Channel;
@@ -18,7 +19,6 @@ import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
 
 /**
  * A Ferry listener on an event loop that is not its transport's (see {@link HostedChannels}). It carries
@@ -32,12 +32,11 @@ public final class HostedServerChannel extends AbstractServerChannel implements 
     private final Bootstrapping carrier;
     private final ServerSocketChannel carried;
     private final HostedListenerConfig config;
-    /** Accepted connections the acceptor has yet to take; this channel's loop only. */
-    private final ArrayDeque<HostedSocketChannel> backlog = new ArrayDeque<>();
+    /** Accepted connections the acceptor has yet to take. */
+    private final AcceptBacklog<HostedSocketChannel> backlog = new AcceptBacklog<>(this, c -> c.carried().close());
     private volatile boolean open = true;
     private volatile boolean bound;
     private boolean bindStarted;
-    private boolean acceptPending;
 
     HostedServerChannel(Bootstrapping carrier) {
         this.carrier = carrier;
@@ -61,7 +60,6 @@ public final class HostedServerChannel extends AbstractServerChannel implements 
                         HostedSocketChannel host = new HostedSocketChannel(HostedServerChannel.this, (SocketChannel) child);
                         eventLoop().execute(() -> {
                             backlog.add(host);
-                            acceptFromBacklog();
                         });
                     }
                 })
@@ -83,27 +81,6 @@ public final class HostedServerChannel extends AbstractServerChannel implements 
         bound = true;
         if (promise.trySuccess()) {
             pipeline().fireChannelActive();
-        }
-    }
-
-    private void acceptFromBacklog() {
-        if (!open) {
-            for (HostedSocketChannel c; (c = backlog.poll()) != null; ) {
-                c.carried().close();
-            }
-            return;
-        }
-        boolean any = false;
-        while (!backlog.isEmpty() && (config.isAutoRead() || acceptPending)) {
-            acceptPending = false;
-            any = true;
-            pipeline().fireChannelRead(backlog.poll());
-            if (!config.isAutoRead()) {
-                break;
-            }
-        }
-        if (any) {
-            pipeline().fireChannelReadComplete();
         }
     }
 
@@ -155,13 +132,12 @@ public final class HostedServerChannel extends AbstractServerChannel implements 
         } else if (!bindStarted) {
             carried.unsafe().closeForcibly(); // never handed to a loop
         } // else the bind is under way: carriedBound() closes it
-        acceptFromBacklog();
+        backlog.drain();
     }
 
     @Override
     protected void doBeginRead() {
-        acceptPending = true;
-        acceptFromBacklog();
+        backlog.requested();
     }
 
     /** Takes the bootstrap's bind before it reaches the channel: the carried listener binds on its own loops. */

@@ -2,6 +2,7 @@ package io.ferry.transport.striped;
 
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
+import io.ferry.transport.spi.AcceptBacklog;
 import io.ferry.transport.spi.ListenerConfig;
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.Channel;
@@ -14,7 +15,6 @@ import io.netty.channel.socket.ServerSocketChannel;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayDeque;
 
 /**
  * A striped listener made by Netty's {@code ServerBootstrap} (see {@link StripedTransport#bootstrapping}):
@@ -27,11 +27,10 @@ public final class StripedServerChannel extends AbstractServerChannel implements
     private final StripedTransport transport;
     private final ChannelOptions options;
     private final ListenerConfig config = new ListenerConfig(this);
-    /** Striped connections the acceptor has yet to take; this channel's loop only. */
-    private final ArrayDeque<StripedChannel> backlog = new ArrayDeque<>();
+    /** Striped connections the acceptor has yet to take. */
+    private final AcceptBacklog<StripedChannel> backlog = new AcceptBacklog<>(this, StripedChannel::resetUnclaimed);
     private volatile Channel members;
     private volatile boolean open = true;
-    private boolean acceptPending;
 
     StripedServerChannel(StripedTransport transport, ChannelOptions options) {
         this.transport = transport;
@@ -49,7 +48,6 @@ public final class StripedServerChannel extends AbstractServerChannel implements
     void accepted(StripedChannel child) {
         eventLoop().execute(() -> {
             backlog.add(child);
-            acceptFromBacklog();
         });
     }
 
@@ -67,27 +65,6 @@ public final class StripedServerChannel extends AbstractServerChannel implements
         members = bound.channel();
         if (promise.trySuccess()) {
             pipeline().fireChannelActive();
-        }
-    }
-
-    private void acceptFromBacklog() {
-        if (!open) {
-            for (StripedChannel c; (c = backlog.poll()) != null; ) {
-                c.resetUnclaimed();
-            }
-            return;
-        }
-        boolean any = false;
-        while (!backlog.isEmpty() && (config.isAutoRead() || acceptPending)) {
-            acceptPending = false;
-            any = true;
-            pipeline().fireChannelRead(backlog.poll());
-            if (!config.isAutoRead()) {
-                break;
-            }
-        }
-        if (any) {
-            pipeline().fireChannelReadComplete();
         }
     }
 
@@ -139,13 +116,12 @@ public final class StripedServerChannel extends AbstractServerChannel implements
         if (m != null) {
             m.close();
         }
-        acceptFromBacklog();
+        backlog.drain();
     }
 
     @Override
     protected void doBeginRead() {
-        acceptPending = true;
-        acceptFromBacklog();
+        backlog.requested();
     }
 
     /**
