@@ -225,6 +225,7 @@ public final class FlightTransfer {
     /** Streams the number of batches its ticket names (the same batch again and again) and drains what is put. */
     static final class Generated extends NoOpFlightProducer implements AutoCloseable {
         private final BufferAllocator allocator;
+        private final java.util.concurrent.atomic.AtomicLong batchesPut = new java.util.concurrent.atomic.AtomicLong();
 
         Generated(BufferAllocator allocator) {
             this.allocator = allocator;
@@ -249,10 +250,15 @@ public final class FlightTransfer {
         public Runnable acceptPut(CallContext context, FlightStream stream, StreamListener<PutResult> ack) {
             return () -> {
                 while (stream.next()) {
-                    // the batch is released when the next one arrives
+                    batchesPut.incrementAndGet(); // the batch is released when the next one arrives
                 }
                 ack.onCompleted();
             };
+        }
+
+        /** Bytes the server has taken with DoPut so far (whole batches). */
+        long bytesPut() {
+            return batchesPut.get() * BATCH_BYTES;
         }
 
         @Override

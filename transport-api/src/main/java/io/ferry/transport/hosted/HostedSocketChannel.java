@@ -8,7 +8,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
@@ -29,23 +28,19 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
 import java.util.ArrayDeque;
-import java.util.Queue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A Ferry connection on an event loop that is not its transport's (see {@link HostedChannels}). It carries
- * a connection of the transport, which stays on the transport's loop with its reads off: this channel asks
- * it for one read batch per {@code read()} and delivers the batch on its own loop; it hands written
- * messages on while the carried connection is writable and keeps the rest in its own outbound buffer
- * (so its writability is the user's backpressure). A write completes when the carried connection has
- * the message, as a kernel socket's completes when the kernel has the bytes; close, half-close, linger
- * and abort are the carried connection's.
+ * a connection of the transport, which stays on the transport's loop and reads ahead; its read batches
+ * cross to this channel's loop, which delivers them in Netty's read loops. Written messages are handed on
+ * while the carried connection is writable, the rest waiting in this channel's outbound buffer (so its
+ * writability is the user's backpressure); a write completes when the carried connection has taken the
+ * message ({@link HandedWrites}), as a kernel socket's completes when the kernel has the bytes. Close,
+ * half-close, linger and abort are the carried connection's.
  */
 public final class HostedSocketChannel extends AbstractChannel implements SocketChannel, UserSpaceStream {
 
@@ -84,22 +79,10 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     private final AtomicLong queuedBytes = new AtomicLong();
     /** Whether the carried connection's reading is paused because {@link #queuedBytes} passed {@link #PAUSE_AT}. */
     private volatile boolean carriedPaused;
-    /** Messages handed to the carried connection whose writes have not ended, oldest first; this channel's loop. */
-    private final ArrayDeque<Handed> handed = new ArrayDeque<>();
-    /** The ends of those writes, in order, from the carried connection's loop. */
-    private final Queue<Future<?>> verdicts = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean verdictsPosted = new AtomicBoolean();
-    /** This channel's outbound buffer, kept for the verdicts that arrive while it closes. */
-    private ChannelOutboundBuffer buffer;
+    private final HandedWrites writes;
     /** A close or a half-close waiting for the handed messages' verdicts. */
     private Runnable closeWhenHanded;
     private ChannelPromise shutdownWhenHanded;
-    private final ChannelFutureListener onVerdict = f -> {
-        verdicts.add(f);
-        if (verdictsPosted.compareAndSet(false, true)) {
-            post(this::takeVerdicts);
-        }
-    };
 
     /** A client over {@code carrier}, not yet connected. */
     HostedSocketChannel(Bootstrapping carrier) {
@@ -107,6 +90,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         this.carrier = carrier;
         this.carried = carrier.channelFactory().newChannel();
         this.config = new HostedConfig(this, carried.config());
+        this.writes = new HandedWrites(carried, this::post, this::afterVerdicts);
         prepareCarried();
     }
 
@@ -116,6 +100,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         this.carrier = null;
         this.carried = carried;
         this.config = new HostedConfig(this, carried.config());
+        this.writes = new HandedWrites(carried, this::post, this::afterVerdicts);
         prepareCarried();
         carried.pipeline().addLast(relay);
         active = true;
@@ -244,33 +229,9 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         }
     }
 
-    /**
-     * Completes the writes the carried connection ended, in order: a write's promise is this channel's
-     * outbound-buffer entry, which stays (and counts against writability) until the carried connection
-     * has the message, as a kernel socket's write completes when the kernel has the bytes.
-     */
-    private void takeVerdicts() {
-        verdictsPosted.set(false);
-        ChannelOutboundBuffer in = buffer;
-        for (Future<?> f; (f = verdicts.poll()) != null; ) {
-            Handed h = handed.poll();
-            if (in == null || h == null) {
-                continue; // closed or shut down: the buffer failed its entries already
-            }
-            while (in.current() != null && in.current() != h.msg()) {
-                in.remove(); // an entry cancelled before its flush, which was never handed
-            }
-            if (in.current() == null) {
-                continue;
-            }
-            if (f.isSuccess()) {
-                in.progress(h.size());
-                in.remove();
-            } else {
-                in.remove(f.cause());
-            }
-        }
-        if (handed.isEmpty()) {
+    /** A half-close or a close waiting for the handed writes' verdicts goes on once they are all in. */
+    private void afterVerdicts() {
+        if (writes.isEmpty()) {
             ChannelPromise shutdown = shutdownWhenHanded;
             shutdownWhenHanded = null;
             if (shutdown != null && closeWhenHanded == null) {
@@ -283,16 +244,12 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     /** Ends this channel's close once the carried connection has closed and every handed write has its verdict. */
     private void closeIfSettled() {
         Runnable close = closeWhenHanded;
-        if (close != null && handed.isEmpty() && carried.closeFuture().isDone()) {
+        if (close != null && writes.isEmpty() && carried.closeFuture().isDone()) {
             closeWhenHanded = null;
             close.run();
         }
     }
 
-
-    /** A message handed to the carried connection, and its size then (the carried write consumes it). */
-    private record Handed(Object msg, long size) {
-    }
 
     void carriedInputShutdown() {
         if (open) {
@@ -415,7 +372,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     @Override
     protected void doClose() {
         open = false;
-        handed.clear();
+        writes.clear();
         for (Object o; (o = inbound.poll()) != null; ) {
             if (o instanceof ByteBuf) {
                 consumed(((ByteBuf) o).readableBytes());
@@ -452,33 +409,10 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
                 + " (expected: ByteBuf or FileRegion)");
     }
 
-    /**
-     * Hands the flushed messages not handed yet to the carried connection while it is writable; its
-     * writability event resumes the rest. Their entries stay until {@link #takeVerdicts}.
-     */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        buffer = in;
-        int[] skip = {handed.size()};
-        boolean[] any = {false};
-        in.forEachFlushedMessage(msg -> {
-            if (skip[0] > 0) {
-                skip[0]--;
-                return true;
-            }
-            if (!carried.isWritable()) {
-                waitingForCarried = true;
-                return false;
-            }
-            long size = msg instanceof ByteBuf ? ((ByteBuf) msg).readableBytes()
-                    : ((FileRegion) msg).count() - ((FileRegion) msg).transferred();
-            handed.add(new Handed(msg, size));
-            carried.write(ReferenceCountUtil.retain(msg)).addListener(onVerdict);
-            any[0] = true;
-            return true;
-        });
-        if (any[0]) {
-            carried.flush();
+        if (writes.hand(in)) {
+            waitingForCarried = true;
         }
     }
 
@@ -541,7 +475,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     /** Half-closes once the handed messages' verdicts are in (their promises then tell what became of them). */
     private void shutdownOutput0(ChannelPromise promise) {
         outputShutdown = true; // later writes fail
-        if (handed.isEmpty()) {
+        if (writes.isEmpty()) {
             ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
         } else if (shutdownWhenHanded == null) {
             shutdownWhenHanded = promise;
