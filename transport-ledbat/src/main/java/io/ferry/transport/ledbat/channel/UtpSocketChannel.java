@@ -634,7 +634,7 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         TransportStatistics.Builder b = TransportStatistics.builder(UtpTransport.NAME, implementation());
         if (connection != null) {
             ConnectionStats s = connection.stats();
-            b.bytesSent(s.payloadBytesSent()).bytesReceived(s.payloadBytesReceived())
+            b.bytesSent(s.distinctPayloadBytesSent()).bytesReceived(s.payloadBytesReceived())
                     .retransmissions(s.retransmissions()).packetsLost(s.packetsLost())
                     .congestionWindowBytes(connection.cwndBytes());
             if (connection.reportedRttNanos() > 0) {

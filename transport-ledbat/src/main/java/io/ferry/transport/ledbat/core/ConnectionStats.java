@@ -6,6 +6,7 @@ package io.ferry.transport.ledbat.core;
  */
 public final class ConnectionStats {
     long payloadBytesSent;
+    long payloadBytesResent;
     long payloadBytesReceived;
     long packetsSent;
     long packetsReceived;
@@ -24,6 +25,11 @@ public final class ConnectionStats {
     /** Payload bytes put on the wire, retransmissions included. */
     public long payloadBytesSent() {
         return payloadBytesSent;
+    }
+
+    /** Distinct payload bytes put on the wire: the application's bytes sent so far, each counted once. */
+    public long distinctPayloadBytesSent() {
+        return payloadBytesSent - payloadBytesResent;
     }
 
     /** Distinct payload bytes received and delivered in order. */

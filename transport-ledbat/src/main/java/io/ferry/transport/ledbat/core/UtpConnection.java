@@ -1155,6 +1155,7 @@ public final class UtpConnection {
         boolean retransmission = outstanding.transmissions(seq) > 0;
         if (retransmission) {
             stats.retransmissions++;
+            stats.payloadBytesResent += payload;
         }
         cc.onPacketSent(payload, retransmission, outstanding.bytesInFlight(), nowNanos);
         outstanding.onSent(seq, nowNanos, recovery.nextSendOrder());
