@@ -299,13 +299,30 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
 
     @Override
     protected void doRegister() {
-        List<Runnable> tasks;
-        synchronized (lock) {
-            tasks = early;
-            early = null;
-        }
-        if (tasks != null) {
-            tasks.forEach(eventLoop()::execute);
+        eventLoop().execute(this::runEarly);
+    }
+
+    /**
+     * Runs what the carried connection reported before this channel had a loop, then lets later reports go
+     * to the loop directly. The list stays open until it is empty, so a report that comes while the early
+     * ones run still queues behind them: handing the early ones to the loop one by one after closing the list
+     * let a read batch from the carried loop overtake them (a server's first bytes out of order).
+     */
+    private void runEarly() {
+        while (true) {
+            List<Runnable> tasks;
+            synchronized (lock) {
+                tasks = early;
+                if (tasks == null) {
+                    return;
+                }
+                if (tasks.isEmpty()) {
+                    early = null;
+                    return;
+                }
+                early = new ArrayList<>();
+            }
+            tasks.forEach(Runnable::run);
         }
     }
 
