@@ -51,27 +51,29 @@ final class DelayRateControl {
     static final int MIN_PACKETS_FOR_LOSS = 50;
     static final int LOSS_CALIBRATION_ROUNDS = 4;
     /**
-     * How long UDT's smoothed RTT is left to converge after the first acknowledgement at most, once
-     * {@link #WARM_UP_ACKS} acknowledgements came. UDT moves its RTT 1/8 of the way per acknowledgement,
-     * and they come every 10 ms only while data flows: a protocol's handshake before its bulk (ferry
-     * send's) gets a few in half a second, and a base RTT taken then (105-111 ms on a 150 ms path) had FAST
-     * cut the rate every round: ferry send over udt moved 1.1-1.7 MiB/s on a 200 Mbit/s link.
+     * How long UDT's smoothed RTT is left to converge at most after the first acknowledgement of a run
+     * of them, once {@link #WARM_UP_ACKS} acknowledgements came. UDT moves its RTT 1/8 of the way per
+     * acknowledgement, and they come every 10 ms only while data flows: a protocol's handshake before its
+     * bulk (ferry send's, gRPC's) gets a few, and a base RTT taken then (105-129 ms on a 150 ms path) had
+     * FAST cut the rate every round: ferry send over udt moved 1.1-1.7 MiB/s on a 200 Mbit/s link, and a
+     * Flight DoGet (a gRPC connection idle since its handshake) 9 Mbit/s.
      */
     static final long WARM_UP_NANOS = 500_000_000L;
+    /** A pause in the acknowledgements this long starts the warm-up's count again. */
+    static final long WARM_UP_IDLE_NANOS = 200_000_000L;
     /** Acknowledgements the warm-up lasts at least (UDT's RTT then within a few percent of the path's). */
     static final int WARM_UP_ACKS = 40;
     /**
-     * A fall this far below the highest RTT of the warm-up ends it at once: UDT's RTT came down from a
-     * queue of the handshake's, and the minimum follows it down. (Smaller dips are the receiver's samples
-     * scattering while the RTT still climbs from the guess.)
+     * Acknowledgements a convergence window must hold to say the RTT stopped climbing. UDT's RTT at the
+     * sender is the receiver's smoothed RTT smoothed again, and it moves only on full acknowledgements: it
+     * can stand still for 40 ms and then climb on, so a window of five acknowledgements and 50 ms ended
+     * warm-ups 20 ms short of a 150 ms path.
      */
-    static final double FELL_FROM_ABOVE = 0.05;
-    /** Acknowledgements a convergence window must hold to say the RTT stopped climbing. */
-    static final int CONVERGENCE_ACKS = 4;
+    static final int CONVERGENCE_ACKS = 10;
     static final double UDT_INITIAL_RTT_MS = 100;
     /** The warm-up ends early once UDT's RTT rose by less than this fraction over {@link #CONVERGENCE_WINDOW_NANOS}. */
-    static final double CONVERGED_RISE = 0.01;
-    static final long CONVERGENCE_WINDOW_NANOS = 50_000_000L;
+    static final double CONVERGED_RISE = 0.02;
+    static final long CONVERGENCE_WINDOW_NANOS = 200_000_000L;
     /** Rounds whose acknowledged rates size the rate a start-up ends at (the largest of them). */
     static final int EXIT_RATE_ROUNDS = 3;
     /**
@@ -115,11 +117,13 @@ final class DelayRateControl {
     private boolean startup = true;
     private boolean measuring;
     private boolean acknowledged;
-    private long firstAck;
     private double warmUpRttMs = Double.NaN;
     private long warmUpRttSince;
     private long warmUpAcks;
     private double warmUpMaxRttMs;
+    private long firstAck;
+    private long lastAcks;
+    private long lastAckAt;
     private long firstAckCount;
     private long lastWarmUpGrowth = Long.MIN_VALUE / 2;
     private long sentSoFar;
@@ -204,16 +208,27 @@ final class DelayRateControl {
             if (ackedTotal <= 0 || !(rttMs > 0)) {
                 return bytesPerSecond();
             }
-            if (!acknowledged) {
+            if (!acknowledged || (acksReceived != lastAcks && now - lastAckAt >= WARM_UP_IDLE_NANOS)) {
+                // the first acknowledgement, or the first after a pause (a handshake's, then the bulk's):
+                // the warm-up counts from here, the acknowledgements before were too sparse to move UDT's RTT
                 acknowledged = true;
                 firstAck = now;
                 firstAckCount = acksReceived;
+                warmUpMaxRttMs = 0;
+                warmUpRttMs = Double.NaN;
+            }
+            if (acksReceived != lastAcks) {
+                lastAcks = acksReceived;
+                lastAckAt = now;
             }
             warmUpMaxRttMs = Math.max(warmUpMaxRttMs, rttMs);
-            boolean fellFromAbove = rttMs < warmUpMaxRttMs * (1 - FELL_FROM_ABOVE);
+            // settled: no longer climbing, and at the top of the warm-up (a reading under it is in a dip
+            // of the peer's early view, or falls from a handshake's queue; the cap ends those)
+            boolean climbing = stillRising(now, rttMs, acksReceived);
+            boolean settled = !climbing && rttMs >= warmUpMaxRttMs * (1 - CONVERGED_RISE);
             boolean enoughAcks = acksReceived - firstAckCount >= WARM_UP_ACKS;
-            boolean converged = enoughAcks && (now - firstAck >= WARM_UP_NANOS || !stillRising(now, rttMs, acksReceived));
-            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && !fellFromAbove && !converged) {
+            boolean converged = enoughAcks && (now - firstAck >= WARM_UP_NANOS || settled);
+            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && !converged) {
                 growOnAcknowledgements(now, ackedTotal);
                 return bytesPerSecond();
             }
@@ -259,9 +274,9 @@ final class DelayRateControl {
     /**
      * Whether UDT's RTT may still be climbing from its guess towards the path's: it rose by more than
      * {@link #CONVERGED_RISE} over the last {@link #CONVERGENCE_WINDOW_NANOS}, or that window has not
-     * passed since it left UDT's guess. Smoothed 7/8 per acknowledgement every 10 ms, a reading
-     * that climbs that little over five acknowledgements is within a few percent of the truth; one that
-     * falls came from above it, which the minimum follows down.
+     * passed since it left UDT's guess. Smoothed twice, 7/8 per acknowledgement every 10 ms, a reading
+     * that climbs that little over ten acknowledgements and 200 ms is within a few percent of the truth;
+     * one that falls came from above it, which the minimum follows down.
      */
     private boolean stillRising(long now, double rttMs, long acksReceived) {
         if (Math.abs(rttMs - UDT_INITIAL_RTT_MS) < 1) {

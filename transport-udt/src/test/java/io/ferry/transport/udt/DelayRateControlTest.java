@@ -237,25 +237,76 @@ class DelayRateControlTest {
     }
 
     @Test
-    void theWarmUpEndsOnceUdtsRttStopsClimbingNotAfterAFixedHalfSecond() {
+    void aConnectionIdleSinceItsHandshakeLearnsThePathsRttWhenItsBulkBegins() {
+        // a gRPC connection carrying a Flight DoGet on a 150 ms path: the handshake's few acknowledgements
+        // raise this end's RTT to 125 ms on its own samples; seconds later the bulk's acknowledgements carry
+        // the peer's view, still near UDT's 100 ms guess, which pulls the reading down to about 110 ms before
+        // both converge, twice smoothed. A base taken from that dip (109-129 ms, by a warm-up that counted
+        // from the handshake's first acknowledgement) had FAST cut the rate every round: 9 Mbit/s on 200.
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        double reading = 100;
+        long sent = 0;
+        long acks = 0;
+        long t = 0;
+        for (; t < 1000; t += 10) {
+            if (t % 200 == 100) {
+                sent++;
+                acks++;
+                reading += 5;
+            }
+            control.onSample(t * 1_000_000L, reading, sent, 0, sent, acks);
+        }
+        for (; t < 3000; t += 10) {
+            control.onSample(t * 1_000_000L, reading, sent, 0, sent, acks);
+        }
+        double peer = 102;
+        for (; t < 7000; t += 10) {
+            sent += 200;
+            acks += 3; // a full acknowledgement, which moves UDT's RTT, and two light ones every 10 ms
+            peer = (peer * 7 + 150) / 8;
+            reading = (reading * 7 + peer) / 8;
+            control.onSample(t * 1_000_000L, reading, sent, 0, sent - 100, acks);
+        }
+        assertEquals(150, control.minRttMillis(), 150 * 0.03, "the base RTT is the path's, not the dip of the peer's early view");
+    }
+
+    @Test
+    void aWarmUpWhoseRttFallsFromAHandshakesQueueEndsByItsCapAndTheBaseFollowsItDown() {
         DelayRateControl control = new DelayRateControl(MSS, -1);
         // UDT's RTT already above the path's at the first acknowledgement (it came down from a queue of
-        // the handshake's), falling: nothing to wait for
+        // the handshake's), falling: below the warm-up's top it may as well be a dip of the peer's early
+        // view, so the warm-up runs to its cap; the minimum then follows the reading down
         long t = 0;
         double rtt = 170;
         long sent = 0;
-        for (; t < 150; t += 10) {
+        for (; t < 1200; t += 10) {
             rtt = (rtt * 7 + 150) / 8;
             sent += 10;
             control.onSample(t * 1_000_000L, rtt, sent, 0, sent, t / 10);
         }
-        for (; t < 600; t += 10) {
-            rtt = (rtt * 7 + 150) / 8;
-            sent += 10;
-            control.onSample(t * 1_000_000L, rtt, sent, 0, sent, t / 10);
+        assertTrue(control.rounds() >= 4, "measuring began by the cap: " + control.rounds() + " rounds");
+        assertEquals(150, control.minRttMillis(), 1, "min RTT " + control.minRttMillis());
+    }
+
+    @Test
+    void theWarmUpEndsOnceUdtsRttStopsClimbingNotAtItsCap() {
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        // a 120 ms path: UDT's reading climbs from its guess and settles within the first 40 acknowledgements
+        long t = 0;
+        double rtt = 100;
+        for (; t < 400; t += 10) {
+            rtt = (rtt * 7 + 120) / 8;
+            control.onSample(t * 1_000_000L, rtt, t, 0, t, t / 10);
         }
-        assertTrue(control.rounds() >= 2, "measuring began within the half second: " + control.rounds() + " rounds");
-        assertTrue(control.minRttMillis() < 155, "min RTT " + control.minRttMillis());
+        for (; t < 700; t += 10) {
+            rtt = (rtt * 7 + 120) / 8;
+            control.onSample(t * 1_000_000L, rtt, t, 0, t, t / 10);
+            if (control.rounds() > 0) {
+                break;
+            }
+        }
+        assertTrue(t < 500 + 120, "measuring began once the reading settled, before the cap's first round: " + t + " ms");
+        assertEquals(120, control.minRttMillis(), 120 * 0.02, "min RTT " + control.minRttMillis());
     }
 
     @Test
