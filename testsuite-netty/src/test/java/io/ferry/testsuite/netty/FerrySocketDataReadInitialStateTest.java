@@ -7,11 +7,11 @@ import io.netty.testsuite.transport.TestsuitePermutation;
 import java.net.SocketAddress;
 import java.util.List;
 
-/** Netty's own {@code SocketDataReadInitialStateTest} over utp:// and striped channels (over udt:// a connection that arrived while the listener's auto-read was off is never signalled by UDT's epoll: see the API module's README), through each one's bootstraps: its tests and assertions are Netty's (inherited). */
+/** Netty's own {@code SocketDataReadInitialStateTest} over utp://, udt:// and striped channels, through each one's bootstraps: its tests and assertions are Netty's (inherited). */
 class FerrySocketDataReadInitialStateTest extends io.netty.testsuite.transport.socket.SocketDataReadInitialStateTest {
     @Override
     protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return List.of(FerryPermutations.of("utp"), FerryPermutations.of("tcp?streams=1"), FerryPermutations.of("tcp?streams=4"));
+        return List.of(FerryPermutations.of("utp"), FerryPermutations.of("udt"), FerryPermutations.of("tcp?streams=1"), FerryPermutations.of("tcp?streams=4"));
     }
 
     @Override

@@ -7,11 +7,11 @@ import io.netty.testsuite.transport.TestsuitePermutation;
 import java.net.SocketAddress;
 import java.util.List;
 
-/** Netty's own {@code SocketStartTlsTest} over utp:// and striped channels (over udt:// one run in three of its auto-read-off TLS test stalled: see the API module's README), through each one's bootstraps: its tests and assertions are Netty's (inherited). */
+/** Netty's own {@code SocketStartTlsTest} over utp://, udt:// and striped channels, through each one's bootstraps: its tests and assertions are Netty's (inherited). */
 class FerrySocketStartTlsTest extends io.netty.testsuite.transport.socket.SocketStartTlsTest {
     @Override
     protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return List.of(FerryPermutations.of("utp"), FerryPermutations.of("tcp?streams=1"), FerryPermutations.of("tcp?streams=4"));
+        return List.of(FerryPermutations.of("utp"), FerryPermutations.of("udt"), FerryPermutations.of("tcp?streams=1"), FerryPermutations.of("tcp?streams=4"));
     }
 
     @Override

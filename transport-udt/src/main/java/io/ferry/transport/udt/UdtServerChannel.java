@@ -90,6 +90,27 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
         socket.listen(settings.backlog);
     }
 
+    /**
+     * With auto-read off, a {@code read()} also looks for a connection at once: UDT's epoll reports a
+     * listener ready only when a connection arrives, so one that arrived while the listener was not asking
+     * would otherwise wait for the next. Only while that read is still pending, so one {@code read()} still
+     * brings at most one loop of accepts.
+     */
+    @Override
+    protected void doBeginRead() throws Exception {
+        super.doBeginRead();
+        if (!config.isAutoRead()) {
+            eventLoop().execute(this::acceptQueued);
+        }
+    }
+
+    @SuppressWarnings("deprecation") // isReadPending: the NIO read's own flag, which this read must honour
+    private void acceptQueued() {
+        if (isOpen() && isReadPending() && !config.isAutoRead()) {
+            ((NioUnsafe) unsafe()).read();
+        }
+    }
+
     @Override
     protected int doReadMessages(List<Object> buf) throws Exception {
         SocketChannelUDT accepted = UdtRuntime.accept(udt);

@@ -251,7 +251,9 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     }
 
     private boolean wantsUnsignalledRead() {
-        if (!isOpen() || !connected || inputShutdown) {
+        if (!isOpen() || !connected || inputShutdown || closing != null) {
+            // closing: the end of the stream was read (or the application closed); reading it again
+            // would only fire empty read-completes, whose handlers ask for another read
             return false;
         }
         SelectionKey key = selectionKey();
@@ -274,8 +276,12 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     @Override
     protected int doReadBytes(ByteBuf buf) throws Exception {
+        boolean ended = finReceived;
         int n = readBytes(buf);
-        if (n != 0) {
+        if (n > 0 || (n < 0 && !ended)) {
+            // the end-of-stream frame counts once: a read that finds it again must not push the close's
+            // grace on (Netty's StartTls test, auto-read off, read again on every read-complete, and the
+            // close never ended)
             lastReadNanos = System.nanoTime();
         }
         return n;
