@@ -7,11 +7,11 @@ import io.netty.testsuite.transport.TestsuitePermutation;
 import java.net.SocketAddress;
 import java.util.List;
 
-/** Netty's own {@code SocketHalfClosedTest} over utp:// and striped channels (over udt:// a client's connect failed once when the server closed the accepted connection at once: see the API module's README), through each one's bootstraps: its tests and assertions are Netty's (inherited). */
+/** Netty's own {@code SocketHalfClosedTest} over utp://, udt:// and striped channels, through each one's bootstraps: its tests and assertions are Netty's (inherited). */
 class FerrySocketHalfClosedTest extends io.netty.testsuite.transport.socket.SocketHalfClosedTest {
     @Override
     protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return List.of(FerryPermutations.of("utp"), FerryPermutations.of("tcp?streams=1"), FerryPermutations.of("tcp?streams=4"));
+        return List.of(FerryPermutations.of("utp"), FerryPermutations.of("udt"), FerryPermutations.of("tcp?streams=1"), FerryPermutations.of("tcp?streams=4"));
     }
 
     @Override

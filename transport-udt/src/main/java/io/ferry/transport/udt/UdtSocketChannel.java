@@ -194,6 +194,12 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         } catch (IOException e) {
             done = false;
         }
+        if (!done && handshakeCompleted()) {
+            // the peer answered and closed at once: connected, as over TCP, and the reads then find the end
+            removeAndSubmit(NioIoOps.CONNECT);
+            connected = true;
+            return;
+        }
         if (!done) {
             StatusUDT status = socket.status();
             ConnectException failure = new ConnectException("UDT handshake with " + remote + " failed (socket " + status
@@ -203,6 +209,21 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         }
         removeAndSubmit(NioIoOps.CONNECT);
         connected = true;
+    }
+
+    /**
+     * Whether UDT finished this socket's handshake though it no longer reports it connected: a peer that
+     * closed the moment it accepted leaves the socket BROKEN before the connect is looked at. UDT's monitor
+     * tells them apart: it refuses a socket that never connected as "not connected" and one that connected
+     * and broke as "connection lost".
+     */
+    private boolean handshakeCompleted() {
+        try {
+            socket.updateMonitor(false);
+            return true;
+        } catch (ExceptionUDT e) {
+            return e.getError() == com.barchart.udt.ErrorUDT.ECONNLOST;
+        }
     }
 
     @Override

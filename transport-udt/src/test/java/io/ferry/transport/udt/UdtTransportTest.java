@@ -449,6 +449,34 @@ class UdtTransportTest {
                 .build();
     }
 
+    @Test
+    void aConnectionTheServerClosesAtOnceConnectsAndThenEnds() throws Exception {
+        // as over TCP, where the kernel completes the handshake before the server's close: the connect
+        // succeeds and the connection then ends; UDT reports such a socket BROKEN, not CONNECTED, when its
+        // handshake and the peer's close are both in before the client looks (Netty's SocketHalfClosedTest)
+        Channel server = listen(ChannelOptions.empty(), ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                ctx.close();
+            }
+        }));
+        int failed = 0;
+        String failure = null;
+        for (int i = 0; i < 40; i++) {
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            ChannelFuture f = ferry.connect("udt://127.0.0.1:" + port, new ChannelInboundHandlerAdapter(), ChannelOptions.empty())
+                    .awaitUninterruptibly();
+            if (!f.isSuccess()) {
+                failed++;
+                failure = String.valueOf(f.cause());
+                continue;
+            }
+            assertTrue(f.channel().closeFuture().await(10, TimeUnit.SECONDS), "the connection ended after the server's close");
+        }
+        assertEquals(0, failed, failed + " of 40 connects failed, e.g. " + failure);
+        server.close().sync();
+    }
+
     private Channel listen(ChannelOptions options, Consumer<Channel> child) throws InterruptedException {
         return ferry.listen("udt://127.0.0.1:0", initializer(child), options).sync().channel();
     }
