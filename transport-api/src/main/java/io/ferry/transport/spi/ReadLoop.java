@@ -5,6 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
+import java.util.Queue;
+
 /**
  * Netty's read-loop contract for a channel whose bytes arrive as ready buffers rather than from a socket it
  * reads (uTP's reassembled payloads, a striped channel's reordered pieces). A loop may start while
@@ -17,6 +19,27 @@ import io.netty.util.UncheckedBooleanSupplier;
  * <p>Event-loop only, like the channel that owns it.
  */
 public final class ReadLoop {
+
+    /** Marks the end of the input in a {@link #drain drained} queue, after the bytes before it. */
+    public static final Object END = new Object();
+
+    /** What {@link #drain} asks of the channel whose queue it drains. */
+    public interface Inbound {
+        /** Whether the pipeline may have bytes now (open; not closing). */
+        boolean accepting();
+
+        /** {@link #END} came, after every byte before it (a read-complete, if due, has fired). */
+        void endOfInput();
+
+        /** A message of {@code bytes} went to the pipeline (a window may open again). */
+        void consumed(int bytes);
+
+        /** Whether more bytes may come in this read loop (for the allocator's handle). */
+        boolean moreMayCome();
+
+        /** Whether the loop stays open though the queue ran dry (more of the same batch is coming). */
+        boolean batchContinues();
+    }
 
     private final Channel channel;
     /** The handle of the loop in progress, or null between loops. */
@@ -87,6 +110,44 @@ public final class ReadLoop {
             complete();
         }
         return more;
+    }
+
+    /**
+     * Hands the ready buffers of {@code queue} (and an {@link #END}) to the pipeline in read loops, as far
+     * as auto-read and a pending {@code read()} allow: the one place both uTP's reassembled payloads and a
+     * hosted channel's crossings are read. Not re-entrant: the caller guards against a handler's
+     * {@code read()} calling back into it. A loop still in progress when the queue runs dry ends with its
+     * read-complete, unless {@link Inbound#batchContinues()}; its handler may {@code read()} again, so the
+     * queue is looked at once more.
+     */
+    public void drain(Queue<Object> queue, Inbound channel) {
+        do {
+            while (channel.accepting() && !queue.isEmpty()) {
+                Object head = queue.peek();
+                if (head == END) {
+                    queue.poll();
+                    complete();
+                    channel.endOfInput();
+                    continue;
+                }
+                if (!reading()) {
+                    break;
+                }
+                ByteBuf data = (ByteBuf) head;
+                ByteBuf message = next(data);
+                if (message == data) {
+                    queue.poll();
+                }
+                int bytes = message.readableBytes();
+                fire(message);
+                channel.consumed(bytes);
+                proceed(channel::moreMayCome);
+            }
+            if (channel.batchContinues() || !inProgress()) {
+                return;
+            }
+            complete();
+        } while (true);
     }
 
     /** Ends the loop in progress, if any, with its {@code channelReadComplete}. */

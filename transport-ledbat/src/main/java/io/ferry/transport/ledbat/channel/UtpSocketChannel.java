@@ -4,6 +4,7 @@ import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.FileRegionChunks;
 import io.ferry.transport.spi.LingeringChannels;
+import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.ConnectionStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
@@ -52,7 +53,6 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
 
     /** Up to 256 messages (of one packet's payload each, 1.4 KB by default) per read loop: about the bytes epoll reads in its 16. */
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 256);
-    private static final Object END_OF_STREAM = new Object();
 
     private final UtpSocketChannelConfig config = new UtpSocketChannelConfig(this);
     private final UtpTransport transport;
@@ -70,7 +70,7 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     private boolean open = true;
     private boolean active;
     private boolean inputShutdown;
-    private final io.ferry.transport.spi.ReadLoop reads = new io.ferry.transport.spi.ReadLoop(this);
+    private final ReadLoop reads = new ReadLoop(this);
     private boolean delivering;
     private boolean coreClosed;
     private boolean collecting;
@@ -671,38 +671,9 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
             return;
         }
         delivering = true;
-        boolean consumedAny = false;
+        consumedAny = false;
         try {
-            do {
-                while (open && lingering == null && !inbound.isEmpty()) {
-                    Object head = inbound.peek();
-                    if (head == END_OF_STREAM) {
-                        inbound.poll();
-                        reads.complete();
-                        endOfInput();
-                        continue;
-                    }
-                    if (!reads.reading()) {
-                        break;
-                    }
-                    ByteBuf data = (ByteBuf) head;
-                    ByteBuf message = reads.next(data);
-                    if (message == data) {
-                        inbound.poll();
-                    }
-                    int n = message.readableBytes();
-                    reads.fire(message);
-                    if (connection != null) {
-                        connection.consumed(n, System.nanoTime());
-                        consumedAny = true;
-                    }
-                    reads.proceed(this::moreMayCome);
-                }
-                if (inReadBatch || !reads.inProgress()) {
-                    break;
-                }
-                reads.complete(); // its handler may read() again: the loop above looks once more
-            } while (true);
+            reads.drain(inbound, inboundSide);
         } finally {
             delivering = false;
         }
@@ -712,9 +683,41 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         closeWhenDrained();
     }
 
+    private boolean consumedAny;
+
+    private final ReadLoop.Inbound inboundSide = new ReadLoop.Inbound() {
+        @Override
+        public boolean accepting() {
+            return open && lingering == null;
+        }
+
+        @Override
+        public void endOfInput() {
+            UtpSocketChannel.this.endOfInput();
+        }
+
+        @Override
+        public void consumed(int bytes) {
+            if (connection != null) {
+                connection.consumed(bytes, System.nanoTime());
+                consumedAny = true;
+            }
+        }
+
+        @Override
+        public boolean moreMayCome() {
+            return UtpSocketChannel.this.moreMayCome();
+        }
+
+        @Override
+        public boolean batchContinues() {
+            return inReadBatch;
+        }
+    };
+
     /** Whether a read loop may get more bytes now: some are queued, or the endpoint's batch may bring more. */
     private boolean moreMayCome() {
-        return inReadBatch || (!inbound.isEmpty() && inbound.peek() != END_OF_STREAM);
+        return inReadBatch || (!inbound.isEmpty() && inbound.peek() != ReadLoop.END);
     }
 
     /** Once the protocol connection is over, the channel closes as soon as the application has read everything. */
@@ -848,7 +851,7 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         if (!open) {
             return;
         }
-        inbound.add(END_OF_STREAM);
+        inbound.add(ReadLoop.END);
         deliverInbound();
     }
 
