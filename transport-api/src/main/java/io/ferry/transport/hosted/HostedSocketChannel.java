@@ -53,7 +53,6 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
      */
     static final long PAUSE_AT = 2 << 20;
     static final long RESUME_AT = 512 << 10;
-    private static final Object END = new Object();
 
     private final Bootstrapping carrier;
     private final SocketChannel carried;
@@ -70,7 +69,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     private ChannelPromise connectPromise;
     private boolean connectStarted;
     private boolean waitingForCarried;
-    /** What the carried connection read and the pipeline has not had yet, then possibly {@link #END}; this loop. */
+    /** What the carried connection read and the pipeline has not had yet, then possibly {@link ReadLoop#END}; this loop. */
     private final ArrayDeque<Object> inbound = new ArrayDeque<>();
     private final ReadLoop reads = new ReadLoop(this);
     private boolean deliveringInbound;
@@ -159,32 +158,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         }
         deliveringInbound = true;
         try {
-            do {
-                while (open && !inbound.isEmpty()) {
-                    Object head = inbound.peek();
-                    if (head == END) {
-                        inbound.poll();
-                        reads.complete();
-                        endOfInput();
-                        continue;
-                    }
-                    if (!reads.reading()) {
-                        break;
-                    }
-                    ByteBuf data = (ByteBuf) head;
-                    ByteBuf message = reads.next(data);
-                    if (message == data) {
-                        inbound.poll();
-                    }
-                    consumed(message.readableBytes());
-                    reads.fire(message);
-                    reads.proceed(() -> !inbound.isEmpty() && inbound.peek() != END);
-                }
-                if (!reads.inProgress()) {
-                    break;
-                }
-                reads.complete(); // its handler may read() again: the loop above looks once more
-            } while (true);
+            reads.drain(inbound, inboundSide);
         } finally {
             deliveringInbound = false;
         }
@@ -192,6 +166,33 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
             unsafe().close(voidPromise());
         }
     }
+
+    private final ReadLoop.Inbound inboundSide = new ReadLoop.Inbound() {
+        @Override
+        public boolean accepting() {
+            return open;
+        }
+
+        @Override
+        public void endOfInput() {
+            HostedSocketChannel.this.endOfInput();
+        }
+
+        @Override
+        public void consumed(int bytes) {
+            HostedSocketChannel.this.consumed(bytes);
+        }
+
+        @Override
+        public boolean moreMayCome() {
+            return !inbound.isEmpty() && inbound.peek() != ReadLoop.END;
+        }
+
+        @Override
+        public boolean batchContinues() {
+            return false;
+        }
+    };
 
     private void consumed(long bytes) {
         if (queuedBytes.addAndGet(-bytes) < RESUME_AT && carriedPaused) {
@@ -253,7 +254,7 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
 
     void carriedInputShutdown() {
         if (open) {
-            inbound.add(END);
+            inbound.add(ReadLoop.END);
             deliverInbound();
         }
     }
@@ -547,7 +548,16 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         @Override
         protected Executor prepareToClose() {
             if (!carried.isRegistered()) {
-                return null; // never connected, or connecting: connected() closes it
+                if (writes.isEmpty() || !carried.closeFuture().isDone()) {
+                    return null; // never connected, or connecting: connected() closes it
+                }
+                // closed by itself with writes on their way to it: they fail there (and let go of their
+                // buffers) before this close fails their promises, or a buffer's count is still the
+                // carried write's when its promise says the write is over
+                return task -> {
+                    closeWhenHanded = task;
+                    closeIfSettled();
+                };
             }
             carried.close();
             return task -> {
