@@ -12,8 +12,9 @@ package io.ferry.transport.udt;
  *   <li><b>the queue decides</b>: the queuing delay is the smoothed RTT less the smallest RTT of the
  *       last ten minutes, extrapolated one round ahead (UDT smooths its RTT over about 80 ms). The
  *       target is a quarter of the minimum RTT, between 5 and 30 ms;</li>
- *   <li><b>start-up</b> waits for UDT's RTT to stop climbing from its 100 ms guess (at least 40
- *       acknowledgements, at most half a second after them), multiplies the rate by 1.5 each round until the first queue appears or the buffer
+ *   <li><b>start-up</b> waits for UDT's RTT to settle at its highest after its 100 ms guess (at least 40
+ *       acknowledgements, at most half a second after the first of a run of them), multiplies the rate
+ *       by 1.5 each round until the first queue appears or the buffer
  *       overflows, then drops it to 85 % of the best rate acknowledged in the last three rounds (what
  *       the bottleneck passed), but not below 40 % (50 % after an overflow), and holds that rate while
  *       the queue the growth built drains;</li>
