@@ -154,24 +154,41 @@ public final class UtpTransport implements Transport {
 
     /** Opens a registered listener's UDP sockets (one per loop it gets) on {@code local}; completes {@code bound}. */
     void openListener(UtpServerChannel server, InetSocketAddress local, ChannelPromise bound) {
+        openListener(server, local, bound, PORT_CLAIM_ATTEMPTS);
+    }
+
+    /**
+     * Times a listener on port 0 tries another port when one it claimed was taken before its sockets bound
+     * it: the claim's probe socket closes first, and a socket that binds port 0 meanwhile (anywhere on the
+     * machine) may get the same port (a CI run of Netty's suite saw "Address already in use" so).
+     */
+    static final int PORT_CLAIM_ATTEMPTS = 5;
+
+    private void openListener(UtpServerChannel server, InetSocketAddress requested, ChannelPromise bound, int attempts) {
         UtpSettings settings = server.childSettings();
         List<EventLoop> loops = listenerLoops(server.eventLoop());
         boolean shared = loops.size() > 1;
         int packetSize = settings.protocol.packetSize();
+        InetSocketAddress local = requested;
         if (shared) {
             try {
-                local = claimFreeAddress(local);
+                local = claimFreeAddress(requested);
             } catch (java.io.IOException e) {
                 server.close();
                 bound.setFailure(e);
                 return;
             }
         }
+        boolean mayRetry = shared && requested.getPort() == 0 && attempts > 1;
         // the first socket settles the port (0 picks one); the others bind that same address
         ChannelFuture first = UtpEndpoint.openServer(this, loops.get(0), local, packetSize, shared);
         sockets.add(first.channel());
         first.addListener(s -> {
             if (!s.isSuccess()) {
+                if (mayRetry && taken(s.cause())) {
+                    server.eventLoop().execute(() -> openListener(server, requested, bound, attempts - 1));
+                    return;
+                }
                 server.close();
                 bound.setFailure(s.cause());
                 return;
@@ -195,14 +212,24 @@ public final class UtpTransport implements Transport {
                         opened.forEach(o -> endpoints.add(UtpEndpoint.of(o.channel())));
                         server.bound(endpoints);
                         bound.setSuccess();
-                    } else {
-                        opened.forEach(o -> o.channel().close());
-                        server.close();
-                        bound.setFailure(d.cause());
+                        return;
                     }
+                    opened.forEach(o -> o.channel().close());
+                    if (mayRetry && taken(d.cause())) {
+                        openListener(server, requested, bound, attempts - 1);
+                        return;
+                    }
+                    server.close();
+                    bound.setFailure(d.cause());
                 });
             });
         });
+    }
+
+    /** Whether a bind failed because another socket holds the address. */
+    private static boolean taken(Throwable cause) {
+        return cause instanceof java.net.BindException
+                || (cause != null && String.valueOf(cause.getMessage()).contains("Address already in use"));
     }
 
     /**
