@@ -208,24 +208,36 @@ class DelayRateControlTest {
         assertTrue(control.inStartup());
     }
 
+    /** Acknowledgements {@link #handshake} brings. */
+    static final int HANDSHAKE_ACKS = 5;
+
+    /**
+     * A handshake's first second: a small message every 200 ms, one acknowledgement each, each moving
+     * UDT's reading (from its 100 ms guess) by {@code step}. Returns the reading after it.
+     */
+    private static double handshake(DelayRateControl control, java.util.function.DoubleUnaryOperator step) {
+        double reading = 100;
+        long sent = 0;
+        for (long t = 0; t < 1000; t += 10) {
+            if (t % 200 == 100) {
+                sent++;
+                reading = step.applyAsDouble(reading);
+            }
+            control.onSample(t * 1_000_000L, reading, sent, 0, sent, sent);
+        }
+        return reading;
+    }
+
     @Test
     void sparseAcknowledgementsOfAHandshakeDoNotPassForTheBaseRtt() {
         // ferry send's handshake: a few small messages, one acknowledgement each, over a 150 ms path;
         // UDT's RTT moves 1/8 of the way from its 100 ms guess per acknowledgement, so after the
         // handshake it reads about 105 ms. The bulk then brings an acknowledgement every 10 ms.
         DelayRateControl control = new DelayRateControl(MSS, -1);
-        double rtt = 100;
-        long sent = 0;
-        long acks = 0;
-        long t = 0;
-        for (; t < 1000; t += 10) {
-            if (t % 200 == 100) {
-                sent++;
-                acks++;
-                rtt = (rtt * 7 + 150) / 8;
-            }
-            control.onSample(t * 1_000_000L, rtt, sent, 0, sent, acks);
-        }
+        double rtt = handshake(control, r -> (r * 7 + 150) / 8);
+        long sent = HANDSHAKE_ACKS;
+        long acks = HANDSHAKE_ACKS;
+        long t = 1000;
         for (; t < 4000; t += 10) {
             sent += 50;
             acks++;
@@ -244,18 +256,10 @@ class DelayRateControlTest {
         // both converge, twice smoothed. A base taken from that dip (109-129 ms, by a warm-up that counted
         // from the handshake's first acknowledgement) had FAST cut the rate every round: 9 Mbit/s on 200.
         DelayRateControl control = new DelayRateControl(MSS, -1);
-        double reading = 100;
-        long sent = 0;
-        long acks = 0;
-        long t = 0;
-        for (; t < 1000; t += 10) {
-            if (t % 200 == 100) {
-                sent++;
-                acks++;
-                reading += 5;
-            }
-            control.onSample(t * 1_000_000L, reading, sent, 0, sent, acks);
-        }
+        double reading = handshake(control, r -> r + 5);
+        long sent = HANDSHAKE_ACKS;
+        long acks = HANDSHAKE_ACKS;
+        long t = 1000;
         for (; t < 3000; t += 10) {
             control.onSample(t * 1_000_000L, reading, sent, 0, sent, acks);
         }
