@@ -462,7 +462,7 @@ final class DelayRateControl {
      * retransmission is lost too, the cumulative ACK stays at that hole, and the sender's retransmission
      * timer, reset by every NAK the newer losses bring, fires only once the sender stops sending. With
      * the flow window alone (25,600 packets) that took 15-20 s at 1 % loss; with this bound the sender
-     * stops a few round trips after the hole and the timer (at least 300 ms) resends it. Three round
+     * stops a few round trips after the hole and the repair timer ({@link RepairTimeout}) resends it. Three round
      * trips cover a round trip of holes awaiting their repair, so the window does not limit a flow whose
      * repairs arrive.
      *

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * {@link DelayRateControl#INITIAL_BYTES_PER_SECOND} for its first packets, and 20 ms later, well after
  * UDT has copied that period, drops its own period to almost nothing: from then on the rate is exactly
  * the {@code UDT_MAXBW} the channel keeps writing. The window starts as the flow window; the channel then
- * bounds it to a few round trips of its rate ({@link #window(double)}, see {@link DelayRateControl#windowPackets}).
+ * bounds it to a few round trips of its rate ({@link #window(double)}, see {@link DelayRateControl#windowPackets}),
+ * and sets the retransmission timer a lost repair waits for ({@link RepairTimeout}).
  * Native calls stop at {@link #close()}: UDT frees the native half soon after. Every method UDT's threads call here first makes the thread detach from the
  * JVM when it ends ({@link AttachedThreads}).
  */
@@ -38,6 +39,12 @@ public final class PacedCcc extends CCC {
     private final double initialPeriodMicros;
     private final double window;
     private boolean closed;
+    /** The repair timer's inputs ({@link RepairTimeout}), from the channel and from UDT's expiries. */
+    private double rttMs = DelayRateControl.UDT_INITIAL_RTT_MS;
+    private boolean peerWindowBinds = true;
+    private long peerResponses = -1;
+    private int silentExpiries;
+    private int rtoMicros = -1;
 
     PacedCcc(int mss, int flowWindow) {
         this.initialPeriodMicros = mss * 1e6 / DelayRateControl.INITIAL_BYTES_PER_SECOND;
@@ -76,10 +83,40 @@ public final class PacedCcc extends CCC {
         }
     }
 
+    /**
+     * What the repair timer needs from the channel (its event loop, every rate tick): UDT's RTT, whether
+     * the peer's receive window holds the sender back, and the acknowledgements and NAKs received so far
+     * (a change means the peer answered, and the expiries count from zero again).
+     */
+    synchronized void repairTimer(double rttMs, boolean peerWindowBinds, long responses) {
+        if (responses != peerResponses) {
+            peerResponses = responses;
+            silentExpiries = 0;
+        }
+        this.rttMs = rttMs;
+        this.peerWindowBinds = peerWindowBinds;
+        applyTimeout();
+    }
+
     @Override
     public void onTimeout() {
         AttachedThreads.detachAtExit();
         // UDT retransmits what is unacknowledged; the rate stays with the channel's control
+        synchronized (this) {
+            silentExpiries++;
+            applyTimeout();
+        }
+    }
+
+    private void applyTimeout() {
+        if (closed || peerResponses < 0) {
+            return; // UDT's own timer until the channel's first reading
+        }
+        int micros = RepairTimeout.micros(rttMs, silentExpiries, peerWindowBinds);
+        if (micros != rtoMicros) {
+            setRTO(micros);
+            rtoMicros = micros;
+        }
     }
 
     @Override

@@ -1117,6 +1117,10 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
                 pacedCcc.window(window);
                 pacedWindow = window;
             }
+            if (pacedCcc != null) {
+                pacedCcc.repairTimer(m.currentMillisRTT(), m.currentFlowWindow() < m.currentCongestionWindow(),
+                        (long) Math.max(0, m.globalReceivedAckTotal()) + Math.max(0, m.globalReceivedNakTotal()));
+            }
         } catch (ExceptionUDT closedMeanwhile) {
             pacingTick.cancel(false);
         }
