@@ -293,6 +293,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
      * tries at 10 ms RTT, lost both about once in a hundred closes through a path with 2 % loss).
      */
     private static final long ACK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long a close waits for the acknowledgement of its end of stream by a peer that has ended its own side. */
+    private static final long PEER_ENDED_FIN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private long lastReadNanos;
 
     @Override
@@ -909,6 +911,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         final List<ChannelPromise> promises = new ArrayList<>(2);
         UndeliveredDataException failure;
         boolean done;
+        /** When only our end-of-stream frame was left unacknowledged to a peer that had ended its side; 0 before. */
+        long finAloneSinceNanos;
 
         Closing(long deadlineNanos, Duration linger) {
             this.deadlineNanos = deadlineNanos;
@@ -1024,6 +1028,19 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         if (socket.getOption(OptionUDT.UDT_SNDDATA) == 0) {
             // all ours is acknowledged; stay until UDT's ACK timer has acknowledged what we last read
             return expired || System.nanoTime() - lastReadNanos >= ackGraceNanos();
+        }
+        if (finReceived && dataPacketsUnacknowledged() == 0) {
+            // The peer ended its side and acknowledged every byte of ours; only our end of stream is open.
+            // UDT has no TIME_WAIT: a peer whose own close completed has no socket left to acknowledge it,
+            // and waiting out the linger would fail a close that lost nothing. UDT resends it after the
+            // close for one second more (its runtime's cleanup waits for that) to a peer still reading.
+            long now = System.nanoTime();
+            if (closing.finAloneSinceNanos == 0) {
+                closing.finAloneSinceNanos = now;
+            } else if (now - closing.finAloneSinceNanos >= Math.max(PEER_ENDED_FIN_WAIT_NANOS, ackGraceNanos())) {
+                socket.setOption(OptionUDT.UDT_LINGER, new LingerUDT(1));
+                return true;
+            }
         }
         if (expired) {
             giveUp("LINGER " + closing.linger + " ran out");

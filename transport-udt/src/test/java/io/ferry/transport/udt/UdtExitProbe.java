@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Run in a child JVM by the tests. {@code transfer}: moves 1 MiB over UDT, closes everything and
  * returns from main, so the JVM must exit by itself. {@code unavailable}: tries UDT and prints the error.
+ * {@code vanish PORT}: a peer that ends its side, reads a reply and is then killed.
  */
 public final class UdtExitProbe {
 
@@ -27,6 +28,10 @@ public final class UdtExitProbe {
             }
             return;
         }
+        if (args.length == 2 && args[0].equals("vanish")) {
+            vanish(Integer.parseInt(args[1]));
+            return;
+        }
         Transports ferry = Transports.create();
         Received received = new Received(1 << 20);
         Channel server = ferry.listen("udt://127.0.0.1:0", received).sync().channel();
@@ -38,5 +43,23 @@ public final class UdtExitProbe {
         server.close().sync();
         ferry.close();
         System.out.println("transferred " + received.all.get().length + " bytes; UDT runtime running: " + UdtRuntime.isRunning());
+    }
+
+    /**
+     * Connects to {@code port}, ends its side at once, reads the peer's 64 bytes, says so a moment later
+     * (UDT acknowledges every 10 ms) and waits to be killed: a peer that vanishes without a word.
+     */
+    private static void vanish(int port) throws Exception {
+        Transports ferry = Transports.create();
+        Received received = new Received(64);
+        Channel client = ferry.connect("udt://127.0.0.1:" + port, received,
+                io.ferry.transport.ChannelOptions.builder().set(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true).build()).sync().channel();
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[10])).sync();
+        ((io.netty.channel.socket.DuplexChannel) client).shutdownOutput().sync();
+        received.all.get(30, TimeUnit.SECONDS);
+        Thread.sleep(300);
+        System.out.println("READ 64");
+        System.out.flush();
+        Thread.sleep(60_000);
     }
 }

@@ -450,6 +450,56 @@ class UdtTransportTest {
     }
 
     @Test
+    void aCloseToAPeerThatEndedItsSideAndVanishedCompletesWithoutWaitingOutItsLinger() throws Exception {
+        // UDT has no TIME_WAIT: a peer whose own close completed (here: killed) has no socket left to
+        // acknowledge our end of stream. It holds every byte we sent and ended its side, so nothing is lost;
+        // before, such a close waited out its linger and failed (a teardown over 25 % loss did that)
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        Received fromPeer = new Received(10);
+        Channel server = listen(ChannelOptions.builder().set(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .set(FerryChannelOption.LINGER, Duration.ofSeconds(10)).build(), ch -> {
+            ch.pipeline().addLast(fromPeer);
+            accepted.complete(ch);
+        });
+        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), UdtExitProbe.class.getName(), "vanish", String.valueOf(port)));
+        Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            CompletableFuture<String> readReply = CompletableFuture.supplyAsync(() -> {
+                StringBuilder out = new StringBuilder();
+                try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = lines.readLine()) != null; ) {
+                        out.append(line).append('\n');
+                        if (line.equals("READ 64")) {
+                            return out.toString();
+                        }
+                    }
+                } catch (IOException e) {
+                    out.append(e);
+                }
+                throw new IllegalStateException("the peer ended without reading: " + out);
+            });
+            Channel child = accepted.get(30, TimeUnit.SECONDS);
+            fromPeer.inputShutdown.get(30, TimeUnit.SECONDS);
+            child.writeAndFlush(Unpooled.wrappedBuffer(new byte[64])).sync();
+            readReply.get(30, TimeUnit.SECONDS);
+            peer.destroyForcibly();
+            assertTrue(peer.waitFor(10, TimeUnit.SECONDS));
+            long start = System.nanoTime();
+            ChannelFuture closed = child.close();
+            assertTrue(closed.await(20, TimeUnit.SECONDS), "the close never completed");
+            System.out.printf("close to a vanished peer: %.2f s%n", (System.nanoTime() - start) / 1e9);
+            assertTrue(closed.isSuccess(), () -> "the close failed: " + closed.cause());
+            long shutdown = System.nanoTime();
+            ferry.close();
+            System.out.printf("transports closed in %.2f s%n", (System.nanoTime() - shutdown) / 1e9);
+        } finally {
+            peer.destroyForcibly();
+        }
+    }
+
+    @Test
     void aConnectionTheServerClosesAtOnceConnectsAndThenEnds() throws Exception {
         // as over TCP, where the kernel completes the handshake before the server's close: the connect
         // succeeds and the connection then ends; UDT reports such a socket BROKEN, not CONNECTED, when its
