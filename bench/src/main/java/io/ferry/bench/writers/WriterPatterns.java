@@ -12,6 +12,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.ReferenceCountUtil;
@@ -35,9 +42,12 @@ import java.util.concurrent.locks.LockSupport;
  * messages move {@code --size} bytes; 64 B and 512 B messages a quarter of it.
  *
  * <pre>
- * java -cp bench/target/benchmarks.jar io.ferry.bench.writers.WriterPatterns [--transports tcp,utp,udt] [--size 100M]
+ * java -cp bench/target/benchmarks.jar io.ferry.bench.writers.WriterPatterns [--transports netty,tcp,utp,udt] [--size 100M]
  *      [--rounds 3] [--high-water SIZE] [--patterns loop,writer,...] [--link MBIT,RTT_MS] [--cold]
  * </pre>
+ *
+ * <p>The transport {@value #PLAIN_NETTY} is plain Netty over epoll without Ferry, with Netty's own water
+ * marks unless {@code --high-water} is given: the same patterns on the best Netty alternative.
  *
  * <p>{@code --link 200,150} runs each transfer between two network namespaces joined by the TUN link
  * emulator at that rate and round-trip time, with a queue of one bandwidth-delay product (needs root), and
@@ -157,6 +167,10 @@ public final class WriterPatterns {
                     }
                 }
             }
+        } finally {
+            if (plainGroup != null) {
+                plainGroup.shutdownGracefully().syncUninterruptibly();
+            }
         }
     }
 
@@ -191,7 +205,7 @@ public final class WriterPatterns {
         Shape shape = pattern.shape;
         long messages = size / shape.size;
         long expected = messages * (shape == Shape.RECORD ? shape.size + 4 : shape.size);
-        Channel server = ends.server().call(() -> ends.server().transports().listen(transport + "://" + ends.serverAddress() + ":0", new ChannelInitializer<>() {
+        Channel server = listen(ends, transport, options, new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -205,10 +219,10 @@ public final class WriterPatterns {
                     }
                 });
             }
-        }, options).sync().channel());
+        });
         int port = ((java.net.InetSocketAddress) server.localAddress()).getPort();
         LoopWriter loopWriter = pattern.onLoop() ? new LoopWriter(shape, messages) : null;
-        Channel client = ends.client().call(() -> ends.client().transports().connect(transport + "://" + ends.serverAddress() + ":" + port, new ChannelInitializer<>() {
+        Channel client = connect(ends, transport, options, port, new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 if (shape == Shape.RECORD) {
@@ -218,7 +232,7 @@ public final class WriterPatterns {
                     ch.pipeline().addLast(loopWriter);
                 }
             }
-        }, options).sync().channel());
+        });
         ByteBuf chunk = ZEROS;
         long start = System.nanoTime();
         try {
@@ -280,6 +294,38 @@ public final class WriterPatterns {
             client.close().sync();
             server.close().sync();
         }
+    }
+
+    /**
+     * The transport name for plain Netty over epoll, no Ferry (Netty's own water marks unless
+     * {@code --high-water} sets them): how the same patterns fare on the best Netty alternative.
+     */
+    static final String PLAIN_NETTY = "netty";
+    private static EventLoopGroup plainGroup;
+
+    private static synchronized EventLoopGroup plainGroup() {
+        if (plainGroup == null) {
+            plainGroup = new MultiThreadIoEventLoopGroup(EpollIoHandler.newFactory());
+        }
+        return plainGroup;
+    }
+
+    private static Channel listen(TestBed ends, String transport, ChannelOptions options, ChannelInitializer<Channel> child) throws Exception {
+        if (transport.equals(PLAIN_NETTY)) {
+            ServerBootstrap b = new ServerBootstrap().group(plainGroup()).channel(EpollServerSocketChannel.class).childHandler(child);
+            options.get(ChannelOption.WRITE_BUFFER_WATER_MARK).ifPresent(w -> b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, w));
+            return ends.server().call(() -> b.bind(ends.serverAddress(), 0).sync().channel());
+        }
+        return ends.server().call(() -> ends.server().transports().listen(transport + "://" + ends.serverAddress() + ":0", child, options).sync().channel());
+    }
+
+    private static Channel connect(TestBed ends, String transport, ChannelOptions options, int port, ChannelInitializer<Channel> handler) throws Exception {
+        if (transport.equals(PLAIN_NETTY)) {
+            Bootstrap b = new Bootstrap().group(plainGroup()).channel(EpollSocketChannel.class).handler(handler);
+            options.get(ChannelOption.WRITE_BUFFER_WATER_MARK).ifPresent(w -> b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, w));
+            return ends.client().call(() -> b.connect(ends.serverAddress(), port).sync().channel());
+        }
+        return ends.client().call(() -> ends.client().transports().connect(transport + "://" + ends.serverAddress() + ":" + port, handler, options).sync().channel());
     }
 
     private static void produce(Channel client, ByteBuf chunk, long size) throws Exception {
