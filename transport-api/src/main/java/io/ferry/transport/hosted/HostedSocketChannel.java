@@ -3,10 +3,9 @@ package io.ferry.transport.hosted;
 import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.spi.ReadLoop;
-import io.ferry.transport.spi.UserSpaceStream;
+import io.ferry.transport.spi.AbstractStreamChannel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -16,17 +15,14 @@ import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
-import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.internal.StringUtil;
 
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
-import java.nio.channels.NotYetConnectedException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,7 +38,7 @@ import java.util.List;
  * message ({@link HandedWrites}), as a kernel socket's completes when the kernel has the bytes. Close,
  * half-close, linger and abort are the carried connection's.
  */
-public final class HostedSocketChannel extends AbstractChannel implements SocketChannel, UserSpaceStream {
+public final class HostedSocketChannel extends AbstractStreamChannel {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /**
@@ -353,21 +349,6 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     }
 
     @Override
-    public ServerSocketChannel parent() {
-        return (ServerSocketChannel) super.parent();
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return (InetSocketAddress) super.localAddress();
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return (InetSocketAddress) super.remoteAddress();
-    }
-
-    @Override
     protected SocketAddress localAddress0() {
         return carried.localAddress();
     }
@@ -451,47 +432,18 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
     }
 
     @Override
-    public boolean isShutdown() {
-        return isInputShutdown() && isOutputShutdown();
+    protected boolean hasConnection() {
+        return isActive();
     }
 
     @Override
-    public ChannelFuture shutdownInput() {
-        return shutdownInput(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdownInput(ChannelPromise promise) {
-        if (!isActive()) {
-            promise.setFailure(open ? new NotYetConnectedException() : new ClosedChannelException());
-            return promise;
-        }
+    protected void shutdownInput0(ChannelPromise promise) {
         carried.shutdownInput().addListener(f -> complete(f, promise));
-        return promise;
-    }
-
-    @Override
-    public ChannelFuture shutdownOutput() {
-        return shutdownOutput(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        if (!isActive()) {
-            promise.setFailure(open ? new NotYetConnectedException() : new ClosedChannelException());
-            return promise;
-        }
-        EventLoop loop = eventLoop();
-        if (loop.inEventLoop()) {
-            shutdownOutput0(promise);
-        } else {
-            loop.execute(() -> shutdownOutput0(promise));
-        }
-        return promise;
     }
 
     /** Half-closes once the handed messages' verdicts are in (their promises then tell what became of them). */
-    private void shutdownOutput0(ChannelPromise promise) {
+    @Override
+    protected void shutdownOutput0(ChannelPromise promise) {
         outputShutdown = true; // later writes fail
         if (writes.isEmpty()) {
             ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
@@ -500,24 +452,6 @@ public final class HostedSocketChannel extends AbstractChannel implements Socket
         } else {
             shutdownWhenHanded.addListener(f -> complete(f, promise));
         }
-    }
-
-    @Override
-    public ChannelFuture shutdown() {
-        return shutdown(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdown(ChannelPromise promise) {
-        shutdownOutput().addListener(out -> shutdownInput().addListener(in -> {
-            Throwable cause = out.cause() != null ? out.cause() : in.cause();
-            if (cause == null) {
-                promise.trySuccess();
-            } else {
-                promise.tryFailure(cause);
-            }
-        }));
-        return promise;
     }
 
     private static void complete(io.netty.util.concurrent.Future<?> f, ChannelPromise promise) {

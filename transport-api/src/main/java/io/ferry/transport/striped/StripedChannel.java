@@ -8,7 +8,6 @@ import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
@@ -22,8 +21,6 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.channel.socket.ServerSocketChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 
@@ -57,7 +54,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * each gracefully with its own linger; the close future fails with {@link UndeliveredDataException} (the
  * members' shortfalls summed) when a member's close does.
  */
-public final class StripedChannel extends AbstractChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
+public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamChannel {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** The largest block a writer puts on one member at a time. */
@@ -314,13 +311,6 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
         return list;
     }
 
-    /** The listener that accepted this channel when it is a {@link ServerSocketChannel} (every Ferry listener is); else null. */
-    @Override
-    public ServerSocketChannel parent() {
-        Channel p = super.parent();
-        return p instanceof ServerSocketChannel ? (ServerSocketChannel) p : null;
-    }
-
     /** The member losses this channel's close has already reported as its own. */
     List<UndeliveredDataException> memberLosses() {
         return memberLosses;
@@ -351,18 +341,6 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     @Override
     protected boolean isCompatible(EventLoop eventLoop) {
         return true;
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        SocketAddress a = super.localAddress();
-        return a instanceof InetSocketAddress ? (InetSocketAddress) a : null;
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        SocketAddress a = super.remoteAddress();
-        return a instanceof InetSocketAddress ? (InetSocketAddress) a : null;
     }
 
     @Override
@@ -774,31 +752,25 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
     }
 
     @Override
-    public ChannelFuture shutdownInput() {
-        return shutdownInput(newPromise());
+    protected boolean hasConnection() {
+        return members != null;
     }
 
     @Override
-    public ChannelFuture shutdownInput(ChannelPromise promise) {
-        if (notYetConnected(promise)) {
-            return promise;
+    protected void shutdownInput0(ChannelPromise promise) {
+        inputShutdown = true;
+        for (ByteBuf buf : reorder.values()) {
+            buf.release();
         }
-        onLoop(() -> {
-            inputShutdown = true;
-            for (ByteBuf buf : reorder.values()) {
-                buf.release();
+        reorder.clear();
+        reorderBytes = 0;
+        List<ChannelFuture> all = new ArrayList<>();
+        for (Member m : members) {
+            if (m.channel instanceof DuplexChannel) {
+                all.add(((DuplexChannel) m.channel).shutdownInput());
             }
-            reorder.clear();
-            reorderBytes = 0;
-            List<ChannelFuture> all = new ArrayList<>();
-            for (Member m : members) {
-                if (m.channel instanceof DuplexChannel) {
-                    all.add(((DuplexChannel) m.channel).shutdownInput());
-                }
-            }
-            whenAll(all, promise);
-        });
-        return promise;
+        }
+        whenAll(all, promise);
     }
 
     @Override
@@ -806,83 +778,41 @@ public final class StripedChannel extends AbstractChannel implements SocketChann
         return outputShutdown || !isActive();
     }
 
-    @Override
-    public ChannelFuture shutdownOutput() {
-        return shutdownOutput(newPromise());
-    }
-
     /**
      * Ends the stream this side sends: everything written so far goes out, then each member's output is
      * shut down behind its share, and the peer reads end of stream once it has every byte.
      */
     @Override
-    public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        if (notYetConnected(promise)) {
-            return promise;
+    protected void shutdownOutput0(ChannelPromise promise) {
+        if (!isActive()) {
+            promise.setFailure(new ClosedChannelException());
+            return;
         }
-        onLoop(() -> {
-            if (!isActive()) {
-                promise.setFailure(new ClosedChannelException());
-                return;
-            }
-            if (outputShutdown) {
-                promise.setSuccess();
-                return;
-            }
-            ChannelOutboundBuffer in = unsafe().outboundBuffer();
-            if (in != null) {
-                in.addFlush();
-                push(in, true);
-            }
-            outputShutdown = true;
-            List<ChannelFuture> all = new ArrayList<>();
-            for (Member m : members) {
-                ChannelPromise done = m.channel.newPromise();
-                all.add(done);
-                m.channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        done.tryFailure(f.cause());
-                    } else if (m.channel instanceof DuplexChannel) {
-                        ((DuplexChannel) m.channel).shutdownOutput(done);
-                    } else {
-                        done.tryFailure(new UnsupportedOperationException("member " + m.channel + " cannot half-close"));
-                    }
-                });
-            }
-            whenAll(all, promise);
-        });
-        return promise;
-    }
-
-    /** Fails {@code promise} for a channel whose members are not there (yet): a socket's half-close before its connect. */
-    private boolean notYetConnected(ChannelPromise promise) {
-        if (members != null) {
-            return false;
+        if (outputShutdown) {
+            promise.setSuccess();
+            return;
         }
-        promise.tryFailure(open ? new java.nio.channels.NotYetConnectedException() : new ClosedChannelException());
-        return true;
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return isInputShutdown() && isOutputShutdown();
-    }
-
-    @Override
-    public ChannelFuture shutdown() {
-        return shutdown(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdown(ChannelPromise promise) {
-        shutdownOutput().addListener(f -> shutdownInput().addListener(g -> {
-            if (f.isSuccess() && g.isSuccess()) {
-                promise.trySuccess();
-            } else {
-                promise.tryFailure(f.cause() != null ? f.cause() : g.cause());
-            }
-        }));
-        return promise;
+        ChannelOutboundBuffer in = unsafe().outboundBuffer();
+        if (in != null) {
+            in.addFlush();
+            push(in, true);
+        }
+        outputShutdown = true;
+        List<ChannelFuture> all = new ArrayList<>();
+        for (Member m : members) {
+            ChannelPromise done = m.channel.newPromise();
+            all.add(done);
+            m.channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+                if (!f.isSuccess()) {
+                    done.tryFailure(f.cause());
+                } else if (m.channel instanceof DuplexChannel) {
+                    ((DuplexChannel) m.channel).shutdownOutput(done);
+                } else {
+                    done.tryFailure(new UnsupportedOperationException("member " + m.channel + " cannot half-close"));
+                }
+            });
+        }
+        whenAll(all, promise);
     }
 
     private static void whenAll(List<ChannelFuture> futures, ChannelPromise promise) {

@@ -769,17 +769,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     @Override
     public ChannelFuture shutdown(ChannelPromise promise) {
-        ChannelFuture output = shutdownOutput();
-        output.addListener(f -> shutdownInput().addListener(i -> {
-            if (!f.isSuccess()) {
-                promise.setFailure(f.cause());
-            } else if (!i.isSuccess()) {
-                promise.setFailure(i.cause());
-            } else {
-                promise.setSuccess();
-            }
-        }));
-        return promise;
+        return io.ferry.transport.spi.AbstractStreamChannel.shutdownBoth(this, promise);
     }
 
     @Override

@@ -10,7 +10,6 @@ import io.ferry.transport.ledbat.core.ConnectionStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.core.UtpException;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
@@ -21,7 +20,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
@@ -49,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * {@link io.ferry.transport.FerryChannelOption#LINGER} runs out or the connection fails first (the
  * connection is then reset). Nothing is read from the channel once the close began.
  */
-public final class UtpSocketChannel extends AbstractChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
+public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStreamChannel {
 
     /** Up to 256 messages (of one packet's payload each, 1.4 KB by default) per read loop: about the bytes epoll reads in its 16. */
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 256);
@@ -244,16 +242,6 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
         return METADATA;
     }
 
-    @Override
-    public InetSocketAddress localAddress() {
-        return (InetSocketAddress) super.localAddress();
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return (InetSocketAddress) super.remoteAddress();
-    }
-
     /**
      * An accepted connection lives on the loop of the UDP socket that carries it, whichever group a
      * bootstrap registers it through (see {@link UtpEventLoopGroup}); a client opens its own socket on any.
@@ -440,27 +428,16 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     }
 
     @Override
-    public ChannelFuture shutdownInput() {
-        return shutdownInput(newPromise());
+    protected boolean hasConnection() {
+        return connection != null;
     }
 
     @Override
-    public ChannelFuture shutdownInput(ChannelPromise promise) {
-        if (eventLoop().inEventLoop()) {
-            if (connection == null) {
-                promise.setFailure(new java.nio.channels.NotYetConnectedException());
-                return promise;
-            }
-            inputShutdown = true;
-            releaseInbound();
-            if (connection != null) {
-                endpoint.afterCall(this);
-            }
-            promise.setSuccess();
-        } else {
-            eventLoop().execute(() -> shutdownInput(promise));
-        }
-        return promise;
+    protected void shutdownInput0(ChannelPromise promise) {
+        inputShutdown = true;
+        releaseInbound();
+        endpoint.afterCall(this);
+        promise.setSuccess();
     }
 
     @Override
@@ -469,45 +446,8 @@ public final class UtpSocketChannel extends AbstractChannel implements SocketCha
     }
 
     @Override
-    public ChannelFuture shutdownOutput() {
-        return shutdownOutput(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        if (eventLoop().inEventLoop()) {
-            if (connection == null) {
-                promise.setFailure(new java.nio.channels.NotYetConnectedException());
-                return promise;
-            }
-            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
-        } else {
-            eventLoop().execute(() -> shutdownOutput(promise));
-        }
-        return promise;
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return isInputShutdown() && isOutputShutdown();
-    }
-
-    @Override
-    public ChannelFuture shutdown() {
-        return shutdown(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdown(ChannelPromise promise) {
-        ChannelFuture output = shutdownOutput();
-        output.addListener(f -> shutdownInput().addListener(g -> {
-            if (f.isSuccess() && g.isSuccess()) {
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause() != null ? f.cause() : g.cause());
-            }
-        }));
-        return promise;
+    protected void shutdownOutput0(ChannelPromise promise) {
+        ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
     }
 
     // ------------------------------------------------------------------ abort and statistics
