@@ -41,7 +41,7 @@ public final class PacedCcc extends CCC {
     private boolean closed;
     /** The repair timer's inputs ({@link RepairTimeout}), from the channel and from UDT's expiries. */
     private double rttMs = DelayRateControl.UDT_INITIAL_RTT_MS;
-    private boolean peerWindowBinds = true;
+    private boolean holeLikely;
     private long peerResponses = -1;
     private int silentExpiries;
     private int rtoMicros = -1;
@@ -85,16 +85,16 @@ public final class PacedCcc extends CCC {
 
     /**
      * What the repair timer needs from the channel (its event loop, every rate tick): UDT's RTT, whether
-     * the peer's receive window holds the sender back, and the acknowledgements and NAKs received so far
-     * (a change means the peer answered, and the expiries count from zero again).
+     * a silent peer is likely stuck at a hole (see {@link RepairTimeout#micros}), and the acknowledgements
+     * and NAKs received so far (a change means the peer answered, and the expiries count from zero again).
      */
-    synchronized void repairTimer(double rttMs, boolean peerWindowBinds, long responses) {
+    synchronized void repairTimer(double rttMs, boolean holeLikely, long responses) {
         if (responses != peerResponses) {
             peerResponses = responses;
             silentExpiries = 0;
         }
         this.rttMs = rttMs;
-        this.peerWindowBinds = peerWindowBinds;
+        this.holeLikely = holeLikely;
         applyTimeout();
     }
 
@@ -112,7 +112,7 @@ public final class PacedCcc extends CCC {
         if (closed || peerResponses < 0) {
             return; // UDT's own timer until the channel's first reading
         }
-        int micros = RepairTimeout.micros(rttMs, silentExpiries, peerWindowBinds);
+        int micros = RepairTimeout.micros(rttMs, silentExpiries, holeLikely);
         if (micros != rtoMicros) {
             setRTO(micros);
             rtoMicros = micros;
