@@ -5,8 +5,12 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 
 /**
- * Application bytes written but not yet put into packets. Written buffers are kept as retained slices
- * (no copy); bytes become eligible for sending when flushed, and are copied once, into the packet.
+ * Application bytes written but not yet put into packets. A buffer handed over whole (no one else holds
+ * it) is kept as a retained slice, without a copy; one that someone else still holds is copied, because a
+ * write completes when its bytes are taken here, and its owner may then change or reuse the buffer while
+ * the bytes still wait for the window (Netty's {@code SocketBufReleaseTest} found that: the buffer's count
+ * was still the queue's when the write said it was done). Bytes become eligible for sending when flushed,
+ * and are copied into the packet.
  */
 final class SendQueue {
     private final ArrayDeque<ByteBuf> chunks = new ArrayDeque<>();
@@ -15,7 +19,11 @@ final class SendQueue {
 
     /** Takes {@code length} bytes from {@code source}, advancing its reader index. */
     void add(ByteBuf source, int length) {
-        chunks.add(source.readRetainedSlice(length));
+        if (source.refCnt() > 1) {
+            chunks.add(source.alloc().directBuffer(length).writeBytes(source, length));
+        } else {
+            chunks.add(source.readRetainedSlice(length));
+        }
         queuedBytes += length;
     }
 
