@@ -43,6 +43,9 @@ public final class PacedCcc extends CCC {
     private double rttMs = DelayRateControl.UDT_INITIAL_RTT_MS;
     private boolean holeLikely;
     private long peerResponses = -1;
+    /** NAKs received so far, and when their count last rose (0: never): the sign of a path losing packets. */
+    private long naks;
+    private long lastNakNanos;
     private int silentExpiries;
     private int rtoMicros = -1;
 
@@ -85,16 +88,23 @@ public final class PacedCcc extends CCC {
 
     /**
      * What the repair timer needs from the channel (its event loop, every rate tick): UDT's RTT, whether
-     * a silent peer is likely stuck at a hole (see {@link RepairTimeout#micros}), and the acknowledgements
-     * and NAKs received so far (a change means the peer answered, and the expiries count from zero again).
+     * the sender's own window (not the peer's) bounds it, and the acknowledgements and NAKs received so
+     * far. A change in either means the peer answered (the expiries count from zero again); NAKs in the
+     * last {@link RepairTimeout#RECENT_LOSS_NANOS} mean the path is losing packets, and with the sender's
+     * own window binding a silent peer is then likely stuck at a hole (see {@link RepairTimeout#micros}).
      */
-    synchronized void repairTimer(double rttMs, boolean holeLikely, long responses) {
+    synchronized void repairTimer(long nowNanos, double rttMs, boolean ownWindowBinds, long acks, long naks) {
+        if (naks != this.naks) {
+            this.naks = naks;
+            lastNakNanos = nowNanos;
+        }
+        long responses = acks + naks;
         if (responses != peerResponses) {
             peerResponses = responses;
             silentExpiries = 0;
         }
         this.rttMs = rttMs;
-        this.holeLikely = holeLikely;
+        this.holeLikely = ownWindowBinds && lastNakNanos != 0 && nowNanos - lastNakNanos < RepairTimeout.RECENT_LOSS_NANOS;
         applyTimeout();
     }
 

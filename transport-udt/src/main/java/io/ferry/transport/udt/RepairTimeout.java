@@ -26,6 +26,8 @@ final class RepairTimeout {
     static final double SYN_MS = 10;
     /** The least wait for a stuck hole's repair. */
     static final double MIN_REPAIR_MS = 60;
+    /** NAKs this recent say the path is losing packets. */
+    static final long RECENT_LOSS_NANOS = 1_000_000_000L;
 
     private RepairTimeout() {
     }

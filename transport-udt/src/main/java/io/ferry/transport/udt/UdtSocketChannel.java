@@ -1086,10 +1086,6 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     /** The connection's own control, whose window the rate control bounds; null if UDT runs another. */
     private PacedCcc pacedCcc;
     private double pacedWindow;
-    /** NAKs received so far, and when their count last rose (0: never): the repair timer's sign of a lossy path. */
-    private long repairNaks;
-    private long lastNakNanos;
-    private static final long RECENT_LOSS_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private void startPacing() {
         pacing = new DelayRateControl(config.settings().mss, config.rateCeiling());
@@ -1129,15 +1125,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
                 pacedWindow = window;
             }
             if (pacedCcc != null) {
-                long naks = Math.max(0, m.globalReceivedNakTotal());
-                long now = System.nanoTime();
-                if (naks != repairNaks) {
-                    repairNaks = naks;
-                    lastNakNanos = now;
-                }
-                boolean holeLikely = lastNakNanos != 0 && now - lastNakNanos < RECENT_LOSS_NANOS
-                        && m.currentFlowWindow() >= m.currentCongestionWindow();
-                pacedCcc.repairTimer(m.currentMillisRTT(), holeLikely, Math.max(0, m.globalReceivedAckTotal()) + naks);
+                pacedCcc.repairTimer(System.nanoTime(), m.currentMillisRTT(), m.currentFlowWindow() >= m.currentCongestionWindow(),
+                        Math.max(0, m.globalReceivedAckTotal()), Math.max(0, m.globalReceivedNakTotal()));
             }
         } catch (ExceptionUDT closedMeanwhile) {
             pacingTick.cancel(false);
