@@ -25,6 +25,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,8 +73,12 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     private boolean closeWhenDrained;
     /** Bytes read by the carried connection and not yet in this channel's pipeline (any thread). */
     private final AtomicLong queuedBytes = new AtomicLong();
-    /** Whether the carried connection's reading is paused because {@link #queuedBytes} passed {@link #PAUSE_AT}. */
-    private volatile boolean carriedPaused;
+    /**
+     * Whether the carried connection's reading is paused because {@link #queuedBytes} passed {@link #PAUSE_AT}.
+     * Set with the pause on the carried connection's loop; whoever clears it owes that loop the resume, so
+     * the pause and the resume reach the connection in the order they were decided.
+     */
+    private final AtomicBoolean carriedPaused = new AtomicBoolean();
     private final HandedWrites writes;
     /** A close or a half-close waiting for the handed messages' verdicts. */
     private Runnable closeWhenHanded;
@@ -134,13 +139,16 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
         deliverInbound();
     }
 
-    /** Bytes now on their way to this channel (the carried connection's loop): whether it should pause reading. */
-    boolean queue(long bytes) {
-        return queuedBytes.addAndGet(bytes) > PAUSE_AT;
-    }
-
-    void carriedPaused() {
-        carriedPaused = true;
+    /**
+     * Bytes now on their way to this channel, counted before they are posted (the carried connection's loop):
+     * past {@link #PAUSE_AT} its reading pauses until this channel's pipeline has taken them below
+     * {@link #RESUME_AT}. A batch of bytes is still to be consumed after the pause, so the resume cannot be missed.
+     */
+    void queue(long bytes) {
+        if (queuedBytes.addAndGet(bytes) > PAUSE_AT && bytes > 0 && carried.config().isAutoRead()) {
+            carriedPaused.set(true);
+            carried.config().setAutoRead(false);
+        }
     }
 
     /**
@@ -191,9 +199,8 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     };
 
     private void consumed(long bytes) {
-        if (queuedBytes.addAndGet(-bytes) < RESUME_AT && carriedPaused) {
-            carriedPaused = false;
-            carried.config().setAutoRead(true); // reads again, on its own loop
+        if (queuedBytes.addAndGet(-bytes) < RESUME_AT && carriedPaused.compareAndSet(true, false)) {
+            carried.eventLoop().execute(() -> carried.config().setAutoRead(true)); // after the pause, on its loop
         }
     }
 

@@ -73,10 +73,7 @@ final class Relay extends ChannelInboundHandlerAdapter {
         for (Object msg : read) {
             bytes += msg instanceof ByteBuf ? ((ByteBuf) msg).readableBytes() : 0;
         }
-        if (host.queue(bytes) && host.carried().config().isAutoRead()) {
-            host.carriedPaused(); // before the switch: the host resumes it only once it saw the pause
-            host.carried().config().setAutoRead(false);
-        }
+        host.queue(bytes);
         host.post(() -> host.deliver(read));
     }
 }
