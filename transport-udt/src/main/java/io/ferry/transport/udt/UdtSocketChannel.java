@@ -354,6 +354,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
             throw endOfConnection(e);
         }
         if (n <= 0 || inHeader.hasRemaining()) {
+            armLostEventCheck();
             return false;
         }
         inHeader.flip();
@@ -384,6 +385,9 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
                 return -1; // the peer closed: UDT reports it as a broken connection
             }
             throw endOfConnection(e);
+        }
+        if (n < max) {
+            armLostEventCheck();
         }
         if (n <= 0) {
             return 0;
@@ -659,13 +663,57 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     /** barchart sends from direct buffers, or from arrays through their own entry point. */
     private int send(ByteBuffer src) throws ExceptionUDT {
+        int requested = src.remaining();
+        int n;
         if (src.isDirect()) {
-            return Math.max(0, socket.send(src));
+            n = Math.max(0, socket.send(src));
+        } else {
+            int at = src.arrayOffset() + src.position();
+            n = Math.max(0, socket.send(src.array(), at, at + requested));
+            src.position(src.position() + n);
         }
-        int at = src.arrayOffset() + src.position();
-        int n = Math.max(0, socket.send(src.array(), at, at + src.remaining()));
-        src.position(src.position() + n);
+        if (n < requested) {
+            armLostEventCheck();
+        }
         return n;
+    }
+
+    // ------------------------------------------------------------------ lost readiness events
+
+    private static final int UDT_EPOLL_IN = 0x1;
+    private static final int UDT_EPOLL_OUT = 0x4;
+    private LostEventCheck lostEvents;
+
+    /** A receive emptied UDT's buffer or a send filled it: see {@link LostEventCheck}. */
+    private void armLostEventCheck() {
+        if (lostEvents == null) {
+            lostEvents = new LostEventCheck(eventLoop(), this::recoverLostEvents);
+        }
+        lostEvents.arm();
+    }
+
+    /**
+     * Asks UDT what the socket is ({@code UDT_EVENT}, computed from its buffers rather than from its epoll
+     * sets) and reads or flushes where the channel waits for an event that state should have raised.
+     */
+    private void recoverLostEvents() {
+        SelectionKey key = selectionKey();
+        if (!isOpen() || !connected || key == null || !key.isValid()) {
+            return;
+        }
+        int state;
+        try {
+            state = socket.getOption(OptionUDT.UDT_EVENT);
+        } catch (ExceptionUDT | RuntimeException gone) {
+            return;
+        }
+        int interest = key.interestOps();
+        if ((state & UDT_EPOLL_OUT) != 0 && (interest & SelectionKey.OP_WRITE) != 0) {
+            ((NioUnsafe) unsafe()).forceFlush();
+        }
+        if ((state & UDT_EPOLL_IN) != 0 && (interest & SelectionKey.OP_READ) != 0 && isOpen()) {
+            ((NioUnsafe) unsafe()).read();
+        }
     }
 
     private void startFrame(int length) {
@@ -678,6 +726,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     private boolean sendHeader() throws ExceptionUDT {
         socket.send(outHeader);
         if (outHeader.hasRemaining()) {
+            armLostEventCheck();
             return false;
         }
         outHeaderPending = false;
