@@ -65,6 +65,12 @@ final class FerryPermutations {
         return new InetSocketAddress(NetUtil.LOCALHOST4, 0);
     }
 
+    /**
+     * The scheme of the combination the running test last made bootstraps for (tests run one at a time):
+     * what {@link NamesTheScheme} adds to a failure, since Netty's test names do not say.
+     */
+    static volatile String current = "(none yet)";
+
     /** One combination per scheme in {@link #SCHEMES}. */
     static List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> all() {
         List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = new ArrayList<>();
@@ -81,11 +87,13 @@ final class FerryPermutations {
         return new TestsuitePermutation.BootstrapComboFactory<>() {
             @Override
             public ServerBootstrap newServerInstance() {
+                current = scheme;
                 return servers.serverBootstrap();
             }
 
             @Override
             public Bootstrap newClientInstance() {
+                current = scheme;
                 return clients.bootstrap();
             }
 
@@ -106,7 +114,10 @@ final class FerryPermutations {
         List<TestsuitePermutation.BootstrapFactory<Bootstrap>> factories = new ArrayList<>();
         for (String scheme : schemes) {
             Bootstrapping clients = bootstrapping(CLIENTS, CLIENT_HOSTS, scheme);
-            factories.add(clients::bootstrap);
+            factories.add(() -> {
+                current = scheme;
+                return clients.bootstrap();
+            });
         }
         return factories;
     }

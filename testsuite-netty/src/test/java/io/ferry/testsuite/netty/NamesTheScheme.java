@@ -1,0 +1,23 @@
+package io.ferry.testsuite.netty;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Puts the transport a test failed over into its failure: Netty's tests loop over the combinations
+ * themselves, so a report (and CI's log) would otherwise say only which test failed, not over which of
+ * {@link FerryPermutations#SCHEMES}. Registered for every class of this module by JUnit's extension
+ * auto-detection ({@code junit-platform.properties}); a skipped test stays skipped.
+ */
+public final class NamesTheScheme implements TestExecutionExceptionHandler {
+
+    @Override
+    public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
+        if (failure instanceof TestAbortedException) {
+            throw failure;
+        }
+        AssertionError named = new AssertionError("over " + FerryPermutations.current + ": " + failure, failure);
+        throw named;
+    }
+}
