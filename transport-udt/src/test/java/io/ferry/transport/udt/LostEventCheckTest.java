@@ -4,10 +4,12 @@ import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;
 import org.junit.jupiter.api.Test;
 
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link LostEventCheck}: calls made before a look is due share it; a call after a look schedules another. */
 class LostEventCheckTest {
@@ -17,17 +19,23 @@ class LostEventCheckTest {
         EventLoop loop = new DefaultEventLoop();
         try {
             AtomicInteger looks = new AtomicInteger();
-            LostEventCheck check = new LostEventCheck(loop, looks::incrementAndGet);
+            Semaphore looked = new Semaphore(0);
+            LostEventCheck check = new LostEventCheck(loop, () -> {
+                looks.incrementAndGet();
+                looked.release();
+            });
             loop.submit(() -> {
                 check.arm();
                 check.arm();
                 check.arm();
             }).get(5, TimeUnit.SECONDS);
-            Thread.sleep(LostEventCheck.DELAY_MILLIS * 5);
-            assertEquals(1, loop.submit(looks::get).get(5, TimeUnit.SECONDS));
+            assertTrue(looked.tryAcquire(5, TimeUnit.SECONDS), "no look came");
+            // any second look from those three calls would be due by now: ask the loop well after it
+            int afterFirst = loop.schedule(looks::get, LostEventCheck.DELAY_MILLIS * 3, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
+            assertEquals(1, afterFirst);
             loop.submit(check::arm).get(5, TimeUnit.SECONDS);
-            Thread.sleep(LostEventCheck.DELAY_MILLIS * 5);
-            assertEquals(2, loop.submit(looks::get).get(5, TimeUnit.SECONDS));
+            assertTrue(looked.tryAcquire(5, TimeUnit.SECONDS), "a call after the look got none");
+            assertEquals(2, looks.get());
         } finally {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
