@@ -1,6 +1,7 @@
 package io.ferry.transport.striped;
 
 import io.ferry.transport.spi.FileRegionChunks;
+import io.ferry.transport.spi.GracefulClose;
 
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
@@ -98,7 +99,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     private boolean failed;
 
     // closing (striped event loop)
-    private Closing closing;
+    private GracefulClose closing;
     private final List<UndeliveredDataException> memberLosses = Collections.synchronizedList(new ArrayList<>());
 
     private static final MessageSizeEstimator.Handle DEFAULT_SIZES = DefaultMessageSizeEstimator.DEFAULT.newHandle();
@@ -843,26 +844,15 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
                     FerryChannels.abort(m.channel);
                 }
             }
-            if (closing != null && !closing.finished) {
-                closing.promises.add(promise);
-            } else {
+            if (closing == null || !closing.join(promise)) {
                 unsafe().close(promise);
             }
         });
         return promise;
     }
 
-    /** A graceful close in progress. */
-    private static final class Closing {
-        final List<ChannelPromise> promises = new ArrayList<>(2);
-        boolean finished;
-    }
-
     private void startClosing(ChannelPromise promise) {
-        closing = new Closing();
-        if (!promise.isVoid()) {
-            closing.promises.add(promise);
-        }
+        closing = new GracefulClose(promise);
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in != null && !outputShutdown) {
             in.addFlush();
@@ -953,19 +943,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
                 : new UndeliveredDataException(remoteAddress(), unacknowledged, false, estimated,
                         losses.size() + " of " + members.length + " member connections could not deliver everything ("
                                 + String.join("; ", why) + ")");
-        Closing c = closing;
-        c.finished = true;
-        ChannelPromise closed = newPromise();
-        closed.addListener(f -> {
-            for (ChannelPromise p : c.promises) {
-                if (failure == null) {
-                    p.trySuccess();
-                } else {
-                    p.tryFailure(failure);
-                }
-            }
-        });
-        ((StripedUnsafe) unsafe()).closeNow(closed);
+        ((StripedUnsafe) unsafe()).closeNow(closing.end(this, failure));
     }
 
     @Override
@@ -1017,10 +995,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
         @Override
         public void close(ChannelPromise promise) {
-            if (closing != null && !closing.finished) {
-                if (!promise.isVoid() && promise.setUncancellable()) {
-                    closing.promises.add(promise);
-                }
+            if (closing != null && closing.join(promise)) {
                 return;
             }
             if (closing == null && open && active && !failed) {

@@ -10,8 +10,9 @@ import com.barchart.udt.StatusUDT;
 import com.barchart.udt.nio.SocketChannelUDT;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
-import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.ByteCountingHandler;
+import io.ferry.transport.spi.GracefulClose;
+import io.ferry.transport.spi.LingeringChannels;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -33,8 +34,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -902,19 +901,15 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         @Override
         public void close(ChannelPromise promise) {
             if (closing != null) {
-                if (!promise.isVoid() && !closing.done) {
-                    closing.promises.add(promise);
-                    return;
+                // Netty's own void-promise closes (a failed read, say) are not a user's: they close now
+                if (promise.isVoid() || !closing.waiting.join(promise)) {
+                    super.close(promise);
                 }
-                super.close(promise);
                 return;
             }
             Duration linger = config.lingerDuration();
             boolean graceful = !aborting && connected && isOpen() && socket.status() == StatusUDT.CONNECTED && !linger.isZero();
-            closing = new Closing(System.nanoTime() + linger.toNanos(), linger);
-            if (!promise.isVoid()) {
-                closing.promises.add(promise);
-            }
+            closing = new Closing(promise, System.nanoTime() + linger.toNanos(), linger);
             if (!graceful) {
                 closeAndComplete();
                 return;
@@ -943,17 +938,17 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         }
     }
 
-    /** A close in progress: its promises, and when its linger runs out. */
+    /** A close in progress: the close calls waiting on it, when its linger runs out, and why it failed. */
     private static final class Closing {
+        final GracefulClose waiting;
         final long deadlineNanos;
         final Duration linger;
-        final List<ChannelPromise> promises = new ArrayList<>(2);
         UndeliveredDataException failure;
-        boolean done;
         /** When only our end-of-stream frame was left unacknowledged to a peer that had ended its side; 0 before. */
         long finAloneSinceNanos;
 
-        Closing(long deadlineNanos, Duration linger) {
+        Closing(ChannelPromise first, long deadlineNanos, Duration linger) {
+            this.waiting = new GracefulClose(first);
             this.deadlineNanos = deadlineNanos;
             this.linger = linger;
         }
@@ -976,18 +971,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     private void closeAndComplete() {
         Closing c = closing;
-        ChannelPromise closed = newPromise();
-        closed.addListener(f -> {
-            c.done = true;
-            for (ChannelPromise p : c.promises) {
-                if (c.failure == null) {
-                    p.trySuccess();
-                } else {
-                    p.tryFailure(c.failure);
-                }
-            }
-        });
-        ((UdtUnsafe) unsafe()).closeNow(closed);
+        ((UdtUnsafe) unsafe()).closeNow(c.waiting.end(this, () -> c.failure)); // UDT lingers inside the close
     }
 
     /**

@@ -3,6 +3,7 @@ package io.ferry.transport.ledbat.channel;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.FileRegionChunks;
+import io.ferry.transport.spi.GracefulClose;
 import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.ledbat.core.ConnectionSink;
@@ -29,8 +30,6 @@ import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -473,15 +472,15 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     // ------------------------------------------------------------------ lingering close
 
-    /** A graceful close in progress: the promises to complete, and the linger's deadline. */
+    /** A graceful close in progress: the close calls waiting on it, the linger and its expiry, and the FIN. */
     private static final class LingeringClose {
-        final List<ChannelPromise> promises = new ArrayList<>(2);
+        final GracefulClose waiting;
         final Duration linger;
         ScheduledFuture<?> expiry;
         boolean finRequested;
-        boolean finished;
 
-        LingeringClose(Duration linger) {
+        LingeringClose(ChannelPromise first, Duration linger) {
+            this.waiting = new GracefulClose(first);
             this.linger = linger;
         }
     }
@@ -492,14 +491,11 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
      */
     private void startLingering(ChannelPromise promise) {
         Duration linger = config.getLinger();
-        LingeringClose l = new LingeringClose(linger);
+        LingeringClose l = new LingeringClose(promise, linger);
         lingering = l;
-        if (!promise.isVoid()) {
-            l.promises.add(promise);
-        }
         releaseInbound();
         l.expiry = eventLoop().schedule(() -> {
-            if (lingering == l && !l.finished) {
+            if (lingering == l && !l.waiting.isEnding()) {
                 finishLingering(undelivered("LINGER " + linger + " ran out"));
             }
         }, linger.toNanos(), TimeUnit.NANOSECONDS);
@@ -510,7 +506,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     /** Checks a lingering close after every call into the connection. */
     private void lingerProgress() {
         LingeringClose l = lingering;
-        if (l == null || l.finished) {
+        if (l == null || l.waiting.isEnding()) {
             return;
         }
         if (!connection.isClosed() && !l.finRequested && LingeringChannels.unwrittenBytes(this) == 0) {
@@ -538,22 +534,12 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     private void finishLingering(UndeliveredDataException failure) {
         LingeringClose l = lingering;
-        l.finished = true;
+        ChannelPromise closed = l.waiting.end(this, failure);
         l.expiry.cancel(false);
         if (failure != null && !connection.isClosed()) {
             connection.abort(System.nanoTime());
             endpoint.afterCall(this);
         }
-        ChannelPromise closed = newPromise();
-        closed.addListener(f -> {
-            for (ChannelPromise p : l.promises) {
-                if (failure == null) {
-                    p.trySuccess();
-                } else {
-                    p.tryFailure(failure);
-                }
-            }
-        });
         ((UtpUnsafe) unsafe()).closeNow(closed);
     }
 
@@ -924,10 +910,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
          */
         @Override
         public void close(ChannelPromise promise) {
-            if (lingering != null && !lingering.finished) {
-                if (!promise.isVoid() && promise.setUncancellable()) {
-                    lingering.promises.add(promise);
-                }
+            if (lingering != null && lingering.waiting.join(promise)) {
                 return;
             }
             if (lingering == null && open && active && connection != null && !connection.isClosed()
