@@ -3,7 +3,6 @@ package io.ferry.transport.udt;
 import com.barchart.udt.ErrorUDT;
 import com.barchart.udt.ExceptionUDT;
 import com.barchart.udt.LingerUDT;
-import com.barchart.udt.MonitorUDT;
 import com.barchart.udt.OptionUDT;
 import com.barchart.udt.SocketUDT;
 import com.barchart.udt.StatusUDT;
@@ -35,7 +34,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -61,6 +59,9 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     private final UdtChannelConfig config;
     private final UdtSettings.StreamMode mode;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final UdtMonitor monitor;
+    /** Ferry's rate control, from the first write on (event loop), or null. */
+    private UdtPacer pacer;
 
     // Outbound framing (event loop).
     private final ByteBuffer outHeader = ByteBuffer.allocateDirect(HEADER);
@@ -87,6 +88,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         this.socket = udt.socketUDT();
         this.mode = settings.mode;
         this.config = new UdtChannelConfig(this, socket, settings);
+        this.monitor = new UdtMonitor(socket, config);
         this.connected = accepted;
         if (accepted) {
             remote = remoteOf(socket);
@@ -416,8 +418,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        if (pacing == null && config.settings().usesFerryRateControl()) {
-            startPacing();
+        if (pacer == null && config.settings().usesFerryRateControl()) {
+            pacer = UdtPacer.start(socket, config, eventLoop(), this::isOpen);
         }
         if (peerGoneWhileUnread != null) {
             failAll(in, peerGoneWhileUnread);
@@ -1095,7 +1097,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     protected void doClose() throws Exception {
         try {
             if (connected) {
-                readMonitor(); // the monitor's last figures, while the socket still has them
+                monitor.read(); // the monitor's last figures, while the socket still has them
             }
             if (aborting || !connected) {
                 dropUnsent();
@@ -1107,76 +1109,11 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         }
     }
 
-    // ------------------------------------------------------------------ rate control
-
-    /** How often the rate control reads UDT's monitor: UDT acknowledges every 10 ms. */
-    static final long PACING_TICK_MILLIS = 10;
-
-    /** Ferry's rate control, from the first write on (event loop), or null. */
-    private DelayRateControl pacing;
-    private ScheduledFuture<?> pacingTick;
-    private long pacedRate;
-    /** The connection's own control, whose window the rate control bounds; null if UDT runs another. */
-    private PacedCcc pacedCcc;
-    private double pacedWindow;
-
-    private void startPacing() {
-        pacing = new DelayRateControl(config.settings().mss, config.rateCeiling());
-        pacedRate = pacing.bytesPerSecond();
-        try {
-            Object control = socket.getOption(OptionUDT.UDT_CC);
-            pacedCcc = control instanceof PacedCcc paced ? paced : null;
-        } catch (ExceptionUDT closedMeanwhile) {
-            pacedCcc = null;
-        }
-        pacingTick = eventLoop().scheduleAtFixedRate(this::pace, PACING_TICK_MILLIS, PACING_TICK_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    /** One reading of UDT's monitor into the rate control, and the rate it gives into UDT_MAXBW. */
-    private void pace() {
-        if (!isOpen()) {
-            pacingTick.cancel(false);
-            return;
-        }
-        try {
-            socket.updateMonitor(false);
-            MonitorUDT m = socket.monitor();
-            long sent = m.globalSentTotal();
-            long acked = sent - Math.max(0, m.globalRetransmittedTotal()) - Math.max(0, m.currentFlightSize());
-            pacing.ceiling(config.rateCeiling());
-            long rate = pacing.onSample(System.nanoTime(), m.currentMillisRTT(), sent, Math.max(0, m.globalSenderLost()), acked,
-                    Math.max(0, m.globalReceivedAckTotal()));
-            if (Math.abs(rate - pacedRate) * 100 > pacedRate) {
-                socket.setOption(OptionUDT.UDT_MAXBW, rate);
-                pacedRate = rate;
-            }
-            double window = pacing.windowPackets(m.currentMillisRTT());
-            boolean boundChanged = Double.isInfinite(window) || Double.isInfinite(pacedWindow)
-                    ? window != pacedWindow : Math.abs(window - pacedWindow) * 20 > pacedWindow;
-            if (pacedCcc != null && boundChanged) {
-                pacedCcc.window(window);
-                pacedWindow = window;
-            }
-            if (pacedCcc != null) {
-                pacedCcc.repairTimer(System.nanoTime(), m.currentMillisRTT(), m.currentFlowWindow() >= m.currentCongestionWindow(),
-                        Math.max(0, m.globalReceivedAckTotal()), Math.max(0, m.globalReceivedNakTotal()));
-            }
-        } catch (ExceptionUDT closedMeanwhile) {
-            pacingTick.cancel(false);
-        }
-    }
+    // ------------------------------------------------------------------ rate control and statistics
 
     /** The rate control's state, for logs and tests; null unless {@code ferry} paces this channel. */
     String pacingState() {
-        return pacing == null ? null : pacing.toString();
-    }
-
-    // ------------------------------------------------------------------ statistics
-
-    /** The monitor's figures as last read (after the close, what was known at it). */
-    private volatile MonitorFigures lastMonitor;
-
-    private record MonitorFigures(double rttMillis, int window, long retransmitted, long lost, double mbps, double periodMicros) {
+        return pacer == null ? null : pacer.toString();
     }
 
     /** A snapshot from UDT's performance monitor; after the close, its last figures. */
@@ -1186,39 +1123,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         if (counter != null) {
             b.bytesSent(counter.bytesSent()).bytesReceived(counter.bytesReceived());
         }
-        MonitorFigures m = isOpen() ? readMonitor() : null;
-        if (m == null) {
-            m = lastMonitor;
-        }
-        if (m != null) {
-            int payload = config.settings().mss - UdtSettings.HEADERS;
-            if (m.rttMillis() > 0) {
-                b.smoothedRttMicros((long) (m.rttMillis() * 1000));
-            }
-            b.congestionWindowBytes((long) Math.max(0, m.window()) * payload);
-            b.retransmissions(Math.max(0, m.retransmitted()));
-            b.packetsLost(Math.max(0, m.lost()));
-            if (m.mbps() > 0) {
-                b.estimatedBandwidth((long) (m.mbps() * 1e6 / 8));
-            }
-            if (m.periodMicros() > 0) {
-                b.sendRate((long) (payload * 1e6 / m.periodMicros()));
-            }
-        }
-        return b.build();
-    }
-
-    private MonitorFigures readMonitor() {
-        try {
-            socket.updateMonitor(false);
-            MonitorUDT m = socket.monitor();
-            MonitorFigures figures = new MonitorFigures(m.currentMillisRTT(), m.currentCongestionWindow(),
-                    m.globalRetransmittedTotal(), m.globalSenderLost(), m.currentMbpsBandwidth(), m.currentSendPeriod());
-            lastMonitor = figures;
-            return figures;
-        } catch (ExceptionUDT | RuntimeException closedMeanwhile) {
-            return null;
-        }
+        return monitor.addTo(b, isOpen()).build();
     }
 
     private static InetSocketAddress remoteOf(SocketUDT socket) {
