@@ -258,6 +258,14 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
                 early.release();
             }
         }
+        if (failedEarly != null) {
+            // A reset also ends the member's input (Netty's epoll closes it for reading after the exception):
+            // the channel must hear the failure, not a clean end of stream that would close it quietly.
+            Throwable cause = failedEarly;
+            channel.onLoop(() -> channel.onMemberReadComplete(m));
+            channel.onLoop(() -> channel.fail(m, cause));
+            return;
+        }
         if (inputEndedEarly) {
             inputEnded();
         }
@@ -265,10 +273,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
         if (ctx.channel().isWritable()) {
             channel.onMemberWritable(); // a change before the binding went unheard
         }
-        if (failedEarly != null) {
-            Throwable cause = failedEarly;
-            channel.onLoop(() -> channel.fail(m, cause));
-        } else if (!ctx.channel().isActive()) {
+        if (!ctx.channel().isActive()) {
             channel.onLoop(() -> channel.onMemberInactive(m));
         }
     }
