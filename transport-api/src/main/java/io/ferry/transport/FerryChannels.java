@@ -2,6 +2,9 @@ package io.ferry.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.DefaultMessageSizeEstimator;
+import io.netty.channel.FileRegion;
+import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.AttributeKey;
 
@@ -19,14 +22,19 @@ public final class FerryChannels {
     /** The attribute through which every Ferry channel knows its transport. Set by transports, read here. */
     public static final AttributeKey<Transport> TRANSPORT = AttributeKey.valueOf(FerryChannels.class, "transport");
 
+    /**
+     * Counts a {@link FileRegion} by the bytes it has left to send, where Netty's default estimator counts it
+     * as nothing, so that regions take part in a channel's writability (backpressure) as buffers do; counts
+     * anything else as the default does. For a channel written file regions:
+     * {@code ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED)}.
+     */
+    public static final MessageSizeEstimator FILE_REGIONS_COUNTED = () -> msg -> msg instanceof FileRegion region
+            ? (int) Math.min(Integer.MAX_VALUE, region.count() - region.transferred())
+            : DefaultMessageSizeEstimator.DEFAULT.newHandle().size(msg);
+
     private FerryChannels() {
     }
 
-    /**
-     * The transport that created a channel.
-     *
-     * @throws IllegalArgumentException if the channel was not created by a Ferry transport
-     */
     /**
      * Whether {@code channel} is a kernel TCP socket (Netty's epoll or NIO socket channel, say), to which a
      * {@link io.netty.channel.FileRegion} goes with {@code sendfile}; false for Ferry's user-space
@@ -36,6 +44,11 @@ public final class FerryChannels {
         return channel instanceof io.netty.channel.socket.SocketChannel && !(channel instanceof io.ferry.transport.spi.UserSpaceStream);
     }
 
+    /**
+     * The transport that created a channel.
+     *
+     * @throws IllegalArgumentException if the channel was not created by a Ferry transport
+     */
     public static Transport transportOf(Channel channel) {
         Objects.requireNonNull(channel, "channel");
         channel = io.ferry.transport.hosted.HostedChannels.carried(channel);

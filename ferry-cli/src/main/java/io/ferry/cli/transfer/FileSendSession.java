@@ -13,9 +13,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.DefaultFileRegion;
-import io.netty.channel.DefaultMessageSizeEstimator;
-import io.netty.channel.FileRegion;
-import io.netty.channel.MessageSizeEstimator;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AbstractReferenceCounted;
@@ -85,10 +82,6 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
      * the hashing read is still in the page cache when sendfile reads it again.
      */
     static final long OFFER_AHEAD_BYTES = 64L << 20;
-    /** Counts a file region by the bytes it has left to send, for writability, and the rest as Netty does. */
-    private static final MessageSizeEstimator REGIONS_COUNTED = () -> msg -> msg instanceof FileRegion
-            ? (int) Math.min(Integer.MAX_VALUE, ((FileRegion) msg).count() - ((FileRegion) msg).transferred())
-            : DefaultMessageSizeEstimator.DEFAULT.newHandle().size(msg);
 
     /** READY: prepared (opened, its start known), waiting for a streaming slot. */
     private enum State { WAITING, OFFERED, PREPARING, READY, STREAMING, ENDED, DONE }
@@ -235,7 +228,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 && (FerryChannels.isKernelSocket(ch) || (ch instanceof StripedChannel && ((StripedChannel) ch).carriesFileRegions()));
         if (zeroCopy && FerryChannels.isKernelSocket(ch)) {
             // Netty counts a region as 0 bytes: without this the channel would never push back
-            ch.config().setMessageSizeEstimator(REGIONS_COUNTED);
+            ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         }
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
         progress.sessionStarted(files.size(), files.stream().mapToLong(Outgoing::size).sum());

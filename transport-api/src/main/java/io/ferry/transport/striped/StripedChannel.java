@@ -14,10 +14,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultMessageSizeEstimator;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
-import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
@@ -102,24 +100,6 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     private GracefulClose closing;
     private final List<UndeliveredDataException> memberLosses = Collections.synchronizedList(new ArrayList<>());
 
-    private static final MessageSizeEstimator.Handle DEFAULT_SIZES = DefaultMessageSizeEstimator.DEFAULT.newHandle();
-
-    /**
-     * Counts a {@link FileRegion} with the bytes it still has to send, where Netty's default counts it as
-     * nothing: so that regions written to this channel and to its member take part in writability
-     * (backpressure) like buffers do. Anything else is counted as by the default estimator.
-     */
-    static final MessageSizeEstimator COUNTING_FILE_REGIONS = () -> msg -> {
-        if (msg instanceof ByteBuf) {
-            return ((ByteBuf) msg).readableBytes();
-        }
-        if (msg instanceof FileRegion) {
-            FileRegion region = (FileRegion) msg;
-            return (int) Math.min(Integer.MAX_VALUE, region.count() - region.transferred());
-        }
-        return DEFAULT_SIZES.size(msg);
-    };
-
     StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger) {
         this(parent, transport, count, linger, null);
     }
@@ -132,7 +112,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         this.linger = linger;
         this.connectOptions = connectOptions;
         this.active = connectOptions == null;
-        config.setMessageSizeEstimator(COUNTING_FILE_REGIONS);
+        config.setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         attr(FerryChannels.TRANSPORT).set(transport);
     }
 
@@ -160,7 +140,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         this.members = list;
         this.handlers = memberHandlers;
         if (carriesFileRegions()) {
-            list[0].channel.config().setMessageSizeEstimator(COUNTING_FILE_REGIONS);
+            list[0].channel.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         }
     }
 
