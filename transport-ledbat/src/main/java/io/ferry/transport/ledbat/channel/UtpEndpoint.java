@@ -3,10 +3,7 @@ package io.ferry.transport.ledbat.channel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.ledbat.core.UtpConnection;
-import io.ferry.transport.ledbat.core.UtpDemux;
-import io.ferry.transport.ledbat.wire.PacketReader;
-import io.ferry.transport.ledbat.wire.PacketType;
-import io.ferry.transport.ledbat.wire.PacketValidity;
+import io.ferry.transport.ledbat.endpoint.EndpointCore;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -48,23 +45,14 @@ final class UtpEndpoint {
     private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UtpEndpoint.class);
     private static final java.security.SecureRandom SALTS = new java.security.SecureRandom();
 
-    /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
-    private static final int[] RESET_ID_DELTAS = {0, 1, -1};
-
     private final UtpTransport transport;
     private final boolean connectedSocket;
-    private final Map<ConnectionKey, UtpSocketChannel> connections = new HashMap<>();
+    /** The routing decisions: connection table, admission, RESET limiter. */
+    private final EndpointCore<UtpSocketChannel> core = new EndpointCore<>(UtpSocketChannel::connection,
+            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, UtpEndpoint::evicted);
     private final List<UtpSocketChannel> readBatch = new ArrayList<>();
-    private final PacketReader reader = new PacketReader();
-    private final AtomicLong malformedDropped = new AtomicLong();
-    private final AtomicLong unknownConnectionPackets = new AtomicLong();
-    private final AtomicLong resetsSuppressed = new AtomicLong();
     private final AtomicLong connectionFailures = new AtomicLong();
     private final AtomicLong socketErrors = new AtomicLong();
-    /** Hashes the connection table's keys: unknown outside this endpoint. */
-    private final long salt = SALTS.nextLong();
-    private int resetTokens = -1;
-    private long resetRefillNanos;
 
     private DatagramChannel socket;
     private SegmentingSender sender;
@@ -158,12 +146,12 @@ final class UtpEndpoint {
 
     /** Datagrams dropped because they were not valid uTP packets. */
     long malformedDropped() {
-        return malformedDropped.get();
+        return core.malformedDropped();
     }
 
     /** RESETs not sent because the socket had sent its {@link UtpChannelOption#RESET_RATE} in the last second. */
     long resetsSuppressed() {
-        return resetsSuppressed.get();
+        return core.resetsSuppressed();
     }
 
     /** Connections reset because handling one of their packets or timers threw. */
@@ -178,7 +166,7 @@ final class UtpEndpoint {
 
     /** Valid packets for connections this endpoint does not have (answered with RESET). */
     long unknownConnectionPackets() {
-        return unknownConnectionPackets.get();
+        return core.unknownConnectionPackets();
     }
 
 
@@ -187,7 +175,7 @@ final class UtpEndpoint {
      * to re-acknowledge a late FIN (like TCP's TIME_WAIT) do not count. Call on the event loop.
      */
     boolean hasConnectionsInProgress() {
-        for (UtpSocketChannel channel : connections.values()) {
+        for (UtpSocketChannel channel : core.connections()) {
             UtpConnection c = channel.connection();
             if (c != null && c.state() != io.ferry.transport.ledbat.core.ConnectionState.LINGERING && !c.isTerminated()) {
                 return true;
@@ -198,8 +186,14 @@ final class UtpEndpoint {
 
     // ------------------------------------------------------------------ connections
 
+    /** From now on new SYNs go to {@code acceptor}, within its admission limits. Any thread. */
     void setAcceptor(UtpServerChannel acceptor) {
         this.acceptor = acceptor;
+        if (socket != null && !socket.eventLoop().inEventLoop()) {
+            socket.eventLoop().execute(() -> core.startAccepting(acceptor.admission(), acceptor.resetRate()));
+        } else {
+            core.startAccepting(acceptor.admission(), acceptor.resetRate());
+        }
     }
 
     /**
@@ -212,6 +206,7 @@ final class UtpEndpoint {
             return;
         }
         acceptorClosed = true;
+        core.stopAccepting();
         closeIfIdle();
     }
 
@@ -222,38 +217,17 @@ final class UtpEndpoint {
 
     /** A connection id not in use towards {@code remote} (for both ids of the pair). */
     int newConnectionId(InetSocketAddress remote) {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        for (;;) {
-            int id = random.nextInt(1 << 16);
-            int peer = (id + 1) & 0xFFFF;
-            if (!connections.containsKey(key(remote, id)) && !connections.containsKey(key(remote, peer))) {
-                return id;
-            }
-        }
+        return core.newConnectionId(remote, () -> ThreadLocalRandom.current().nextInt(1 << 16));
     }
 
+    /** A connection this side opened: its packets are routed to it from now on. */
     void register(UtpSocketChannel channel) {
-        connections.put(key(channel.remote(), channel.connection().recvId()), channel);
+        core.register(channel);
     }
 
-    /**
-     * Sends a RESET unless this socket has used up its RESETs for the current second (the listener's
-     * {@link UtpChannelOption#RESET_RATE}); a suppressed one is counted. Ownership of {@code reset} passes.
-     */
-    void sendReset(ByteBuf reset, InetSocketAddress to) {
-        long now = System.nanoTime();
-        int rate = acceptor != null ? acceptor.resetRate() : UtpSettings.DEFAULT_RESET_RATE;
-        if (resetTokens < 0 || now - resetRefillNanos >= 1_000_000_000L) {
-            resetTokens = rate;
-            resetRefillNanos = now;
-        }
-        if (resetTokens == 0) {
-            resetsSuppressed.incrementAndGet();
-            reset.release();
-            return;
-        }
-        resetTokens--;
-        send(reset, to);
+    /** An accepted connection's initiator proved its address. */
+    void promoted(UtpSocketChannel channel) {
+        core.promoted(channel);
     }
 
     /** Sends one packet (ownership passes) and arranges for it to be flushed soon. */
@@ -290,14 +264,16 @@ final class UtpEndpoint {
     }
 
     private void forget(UtpSocketChannel channel) {
-        connections.remove(key(channel.remote(), channel.connection().recvId()));
+        if (!core.forget(channel)) {
+            return; // forgotten already (evicted, or the socket closed)
+        }
         channel.timer.stop();
         channel.forgotten();
         closeIfIdle();
     }
 
     private void closeIfIdle() {
-        if (connections.isEmpty() && (connectedSocket || acceptorClosed) && socket != null && socket.isOpen()) {
+        if (core.isEmpty() && (connectedSocket || acceptorClosed) && socket != null && socket.isOpen()) {
             flushNow();
             socket.close();
         }
@@ -311,7 +287,7 @@ final class UtpEndpoint {
         if (sender != null) {
             sender.discard();
         }
-        for (UtpSocketChannel channel : new ArrayList<>(connections.values())) {
+        for (UtpSocketChannel channel : core.forgetAll()) {
             UtpConnection c = channel.connection();
             if (c != null && !c.isTerminated()) {
                 c.abort(System.nanoTime());
@@ -326,7 +302,20 @@ final class UtpEndpoint {
                 channel.unsafe().close(channel.unsafe().voidPromise());
             }
         }
-        connections.clear();
+    }
+
+    /**
+     * A half-open connection made room for a newer SYN ({@link EndpointCore}): it ends without a word,
+     * since its initiator never proved its address, and it was never the application's.
+     */
+    private static void evicted(UtpSocketChannel channel) {
+        UtpConnection c = channel.connection();
+        if (!c.isTerminated()) {
+            c.abort(System.nanoTime());
+        }
+        c.releaseUncollected(); // no RESET to an address that may be spoofed
+        channel.timer.stop();
+        channel.forgotten();
     }
 
     private void reschedule(UtpSocketChannel channel, UtpConnection c) {
@@ -383,9 +372,7 @@ final class UtpEndpoint {
         UtpConnection c = channel.connection();
         if (c != null) {
             c.releaseUncollected();
-            if (connections.get(key(channel.remote(), c.recvId())) == channel) {
-                forget(channel);
-            }
+            forget(channel);
         }
         if (!inReadBatch) {
             flushNow();
@@ -421,58 +408,32 @@ final class UtpEndpoint {
     }
 
     private void onDatagram(ByteBuf datagram, InetSocketAddress sender, InetSocketAddress recipient) {
-        if (reader.wrap(datagram) != PacketValidity.VALID) {
-            malformedDropped.incrementAndGet();
-            return;
-        }
         long now = System.nanoTime();
-        PacketType type = reader.type();
-        if (type == PacketType.SYN) {
-            UtpSocketChannel existing = connections.get(key(sender, UtpDemux.synRecvId(reader)));
-            if (existing != null) {
-                deliver(existing, datagram, now);
-            } else if (acceptor != null && !acceptorClosed && acceptor.isActive()) {
-                if (wildcardListener && recipient != null && !recipient.getAddress().isAnyLocalAddress()
-                        && acceptor.acceptOnDialedAddress(this, datagram, sender, recipient)) {
-                    return; // answered from a socket bound to the address the peer dialed
-                }
-                switch (acceptor.admit(sender)) {
-                    case ADMIT -> {
-                        UtpSocketChannel child = acceptor.accept(this, datagram, sender, now);
-                        if (child != null) {
-                            afterCall(child);
-                        }
-                    }
-                    case REFUSE -> sendReset(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
-                    case DROP -> {
-                        // too many half-open connections: a SYN flood gets no answer at all
-                    }
-                }
-            } else {
-                unknownConnectionPackets.incrementAndGet();
-                sendReset(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
+        switch (core.handle(datagram, sender, now)) {
+            case ROUTE -> deliver(core.target(), datagram, now);
+            case ACCEPT -> accept(datagram, sender, recipient, now);
+            case RESPOND -> send(core.takeResponse(), sender);
+            case DROP -> {
+                // counted by the core
             }
+        }
+    }
+
+    /** An admitted SYN: answered from the socket bound to the address the peer dialed, or accepted here. */
+    private void accept(ByteBuf syn, InetSocketAddress sender, InetSocketAddress recipient, long now) {
+        UtpServerChannel listener = acceptor;
+        if (wildcardListener && recipient != null && !recipient.getAddress().isAnyLocalAddress()
+                && listener.acceptOnDialedAddress(this, syn, sender, recipient)) {
+            core.withdraw(); // that socket admits it again
             return;
         }
-        if (type == PacketType.RESET) {
-            int id = reader.connectionId();
-            for (int delta : RESET_ID_DELTAS) {
-                UtpSocketChannel candidate = connections.get(key(sender, (id + delta) & 0xFFFF));
-                if (candidate != null && candidate.connection().acceptsReset(id)) {
-                    deliver(candidate, datagram, now);
-                    return;
-                }
-            }
-            unknownConnectionPackets.incrementAndGet(); // never answer a RESET
+        UtpSocketChannel child = listener.accept(this, syn, sender, now);
+        if (child == null) {
+            core.withdraw();
             return;
         }
-        UtpSocketChannel target = connections.get(key(sender, reader.connectionId()));
-        if (target != null) {
-            deliver(target, datagram, now);
-        } else {
-            unknownConnectionPackets.incrementAndGet();
-            sendReset(UtpDemux.resetReply(socket.alloc(), reader, now), sender);
-        }
+        core.accepted(child);
+        afterCall(child); // the answer to the SYN leaves
     }
 
     private void deliver(UtpSocketChannel channel, ByteBuf datagram, long now) {
@@ -507,7 +468,7 @@ final class UtpEndpoint {
     }
 
     private void portUnreachable() {
-        for (UtpSocketChannel channel : new ArrayList<>(connections.values())) {
+        for (UtpSocketChannel channel : new ArrayList<>(core.connections())) {
             channel.portUnreachable();
             afterCall(channel);
         }
@@ -526,51 +487,6 @@ final class UtpEndpoint {
                 future.cancel(false);
                 future = null;
             }
-        }
-    }
-
-    private ConnectionKey key(InetSocketAddress remote, int connectionId) {
-        return new ConnectionKey(remote, connectionId, salt);
-    }
-
-    /**
-     * A connection's key: the peer's address and port and the connection id, hashed with the endpoint's
-     * random salt, so that nobody who does not know the salt can choose addresses and ids that pile
-     * into one bucket of the table.
-     */
-    static final class ConnectionKey {
-        private final InetSocketAddress remote;
-        private final int connectionId;
-        private final int hash;
-
-        ConnectionKey(InetSocketAddress remote, int connectionId, long salt) {
-            this.remote = Objects.requireNonNull(remote, "remote");
-            this.connectionId = connectionId;
-            this.hash = saltedHash(remote, connectionId, salt);
-        }
-
-        static int saltedHash(InetSocketAddress remote, int connectionId, long salt) {
-            long h = salt;
-            h = mix(h ^ remote.getAddress().hashCode());
-            h = mix(h ^ ((long) remote.getPort() << 16 | (connectionId & 0xFFFF)));
-            return (int) (h ^ (h >>> 32));
-        }
-
-        /** The finaliser of SplitMix64: every input bit affects every output bit. */
-        private static long mix(long z) {
-            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-            return z ^ (z >>> 31);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof ConnectionKey k && k.connectionId == connectionId && k.remote.equals(remote);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
         }
     }
 

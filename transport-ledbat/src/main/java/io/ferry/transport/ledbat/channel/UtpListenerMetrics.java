@@ -34,12 +34,14 @@ public final class UtpListenerMetrics {
                 listener, UtpServerChannel::malformedPacketsDropped, all));
         meters.add(counter(registry, "ferry.utp.listener.packets.unknown", "valid packets for connections the listener does not have",
                 listener, UtpServerChannel::packetsForUnknownConnections, all));
-        meters.add(counter(registry, "ferry.utp.listener.syns.dropped", "SYNs dropped unanswered: too many half-open connections",
+        meters.add(counter(registry, "ferry.utp.listener.syns.dropped", "SYNs dropped unanswered: too many half-open connections, none of them the socket's own",
                 listener, UtpServerChannel::synsDropped, all));
         meters.add(counter(registry, "ferry.utp.listener.syns.refused", "SYNs refused: too many connections in all or from one address",
                 listener, UtpServerChannel::synsRefused, all));
         meters.add(counter(registry, "ferry.utp.listener.halfopen.expired", "half-open connections whose initiator never proved its address",
                 listener, UtpServerChannel::halfOpenExpired, all));
+        meters.add(counter(registry, "ferry.utp.listener.halfopen.evicted", "half-open connections ended to admit a newer SYN at the half-open limit",
+                listener, UtpServerChannel::halfOpenEvicted, all));
         meters.add(counter(registry, "ferry.utp.listener.resets.suppressed", "RESETs not sent because of the rate limit",
                 listener, UtpServerChannel::resetsSuppressed, all));
         meters.add(counter(registry, "ferry.utp.listener.connection.failures", "connections reset because their handling threw",

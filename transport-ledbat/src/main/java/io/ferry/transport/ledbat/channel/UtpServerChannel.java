@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.ledbat.endpoint.Admission;
+
 import io.ferry.transport.spi.ListenerConfig;
 import io.netty.channel.socket.ServerSocketChannel;
 
@@ -168,30 +170,27 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         }
     }
 
-    /** Creates and registers the child for a SYN; returns null if the listener cannot take it. */
-    /** Decides on a new SYN from {@code sender} (see {@link Admission}); an admitted one must be {@link #accept}ed. */
-    Admission.Verdict admit(InetSocketAddress sender) {
-        return admission.admit(sender.getAddress());
+    /** What this listener admits; shared by its sockets. */
+    Admission admission() {
+        return admission;
     }
 
     /**
-     * Accepts an admitted SYN as a half-open connection: its answer leaves, but the application sees
-     * the connection only once the initiator has proven its address ({@link #promote}).
+     * Sets up the connection for an admitted SYN, half-open: its answer leaves once the endpoint took it,
+     * but the application sees the connection only once the initiator has proven its address
+     * ({@link #promote}). Null if the connection cannot be set up (the error goes down the listener's pipeline).
      */
     UtpSocketChannel accept(UtpEndpoint from, ByteBuf syn, InetSocketAddress sender, long now) {
         UtpSocketChannel child = new UtpSocketChannel(this, transport, childSettings, from, sender);
         try {
             childSettings.applyTo(child);
         } catch (RuntimeException e) {
-            admission.released(sender.getAddress(), true);
             pipeline().fireExceptionCaught(e);
             return null;
         }
         child.attach(io.ferry.transport.ledbat.core.UtpConnection.accept(PathMtu.fit(childSettings.protocol, sender), syn,
                 ThreadLocalRandom.current().nextInt(1 << 16), now));
         child.awaitConfirmation();
-        from.register(child);
-        child.collect(); // the answer to the SYN leaves
         return child;
     }
 
@@ -202,7 +201,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
      * this same loop ({@link UtpEventLoopGroup}).
      */
     void promote(UtpSocketChannel child, UtpEndpoint from) {
-        admission.promoted();
+        from.promoted(child);
         child.attr(FerryChannels.TRANSPORT).set(transport);
         if (childHandler == null) {
             eventLoop().execute(() -> {
@@ -255,11 +254,6 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         }
     }
 
-    /** An accepted connection is over (half-open if it never was promoted). */
-    void released(UtpSocketChannel child, boolean halfOpen) {
-        admission.released(child.remote().getAddress(), halfOpen);
-    }
-
     /** Connections accepted whose initiator has not yet proven its address. */
     public int halfOpenConnections() {
         return admission.halfOpen();
@@ -270,7 +264,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         return admission.established();
     }
 
-    /** SYNs dropped unanswered because {@link UtpChannelOption#MAX_HALF_OPEN} connections were half-open. */
+    /** SYNs dropped unanswered because {@link UtpChannelOption#MAX_HALF_OPEN} connections were half-open and their socket had none of its own to evict. */
     public long synsDropped() {
         return admission.dropped();
     }
@@ -283,6 +277,14 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     /** Half-open connections that ended without their initiator proving its address. */
     public long halfOpenExpired() {
         return admission.expired();
+    }
+
+    /**
+     * Half-open connections ended early to admit a newer SYN while {@link UtpChannelOption#MAX_HALF_OPEN}
+     * were half-open: under a SYN flood the flood's own entries make way, so a real client still connects.
+     */
+    public long halfOpenEvicted() {
+        return admission.evicted();
     }
 
     @Override

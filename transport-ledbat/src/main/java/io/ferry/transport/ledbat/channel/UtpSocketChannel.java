@@ -79,8 +79,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private ScheduledFuture<?> connectTimeout;
     /** An accepted connection whose initiator has not yet proven its address: not yet the application's. */
     private boolean awaitingConfirmation;
-    /** Whether the listener was told this accepted connection is over. */
-    private boolean released;
     /** A graceful close waiting for the peer to acknowledge everything, or null. */
     private LingeringClose lingering;
     private volatile TransportStatistics lastStatistics;
@@ -123,14 +121,10 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     /**
-     * The endpoint forgot this connection (its protocol state ended, or the socket closed): an accepted
-     * one frees its place in the listener's limits, and a half-open one is simply dropped.
+     * The endpoint forgot this connection (its protocol state ended, the socket closed, or it was evicted
+     * half-open): a half-open one is simply dropped.
      */
     void forgotten() {
-        if (!released && parent() != null) {
-            released = true;
-            parent().released(this, awaitingConfirmation);
-        }
         if (awaitingConfirmation) {
             open = false;
             active = false;

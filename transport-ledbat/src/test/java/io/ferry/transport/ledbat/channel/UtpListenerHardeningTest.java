@@ -32,9 +32,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,13 +43,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The uTP listener under attack, on real loopback sockets: a flood of spoofed SYNs from a thousand
- * addresses, forged RESET and STATE packets inside a live connection, keys crafted to collide, and a
- * connection whose handling throws.
+ * addresses while a client connects, forged RESET and STATE packets inside a live connection, and a
+ * connection whose handling throws. The same attacks in virtual time are utp-proto's {@code EndpointCoreTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(LeakDetectionExtension.class)
@@ -178,6 +175,12 @@ class UtpListenerHardeningTest {
         CompletableFuture<byte[]> sent = stream(client, 64L << 20, 77);
 
         List<DatagramChannel> spoofers = new ArrayList<>();
+        DigestClient midFloodDigest = new DigestClient();
+        io.netty.channel.ChannelFuture midFlood = null;
+        long[] midFloodConnected = {0};
+        long midFloodStarted = 0;
+        long floodStarted = 0;
+        long floodEnded = 0;
         long replies = 0;
         long synsSent = 0;
         int maxHalfOpen = 0;
@@ -195,7 +198,15 @@ class UtpListenerHardeningTest {
             }
             SplittableRandom random = new SplittableRandom(2026);
             ByteBuffer in = ByteBuffer.allocate(2048);
+            floodStarted = System.nanoTime();
             for (int round = 0; round < synsPerAddress; round++) {
+                if (round == synsPerAddress / 2) {
+                    // a real client dials while the flood keeps the half-open places full
+                    midFloodStarted = System.nanoTime();
+                    midFlood = ferry.connect("utp://127.0.0.1:" + target.getPort(), midFloodDigest, ChannelOptions.builder()
+                            .set(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true).build());
+                    midFlood.addListener(f -> midFloodConnected[0] = System.nanoTime());
+                }
                 for (DatagramChannel ch : spoofers) {
                     while (ch.send(syn(random.nextInt(1 << 16), random.nextInt(1 << 16)), target) == 0) {
                         replies += drain(selector, in, 1);
@@ -205,8 +216,14 @@ class UtpListenerHardeningTest {
                 replies += drain(selector, in, 0);
                 maxHalfOpen = Math.max(maxHalfOpen, listener.halfOpenConnections());
             }
+            floodEnded = System.nanoTime();
             heapDuring = usedHeapAfterGc();
             maxHalfOpen = Math.max(maxHalfOpen, listener.halfOpenConnections());
+            assertTrue(midFlood.await(30, TimeUnit.SECONDS) && midFlood.isSuccess(), () -> "a client connected during the flood");
+            CompletableFuture<byte[]> midFloodSent = stream(midFlood.channel(), 1 << 20, 79);
+            assertArrayEquals(midFloodSent.get(60, TimeUnit.SECONDS), midFloodDigest.answer.get(60, TimeUnit.SECONDS),
+                    "the client that connected during the flood moved its 1 MiB");
+            midFlood.channel().close().sync();
             // the transfer completes under the flood's aftermath; the repeated answers (one and three RTOs later) arrive meanwhile
             byte[] expected = sent.get(120, TimeUnit.SECONDS);
             assertArrayEquals(expected, digest.answer.get(120, TimeUnit.SECONDS), "the 64 MiB transfer arrived intact during the flood");
@@ -221,22 +238,26 @@ class UtpListenerHardeningTest {
         }
         client.close().sync();
         long held = heapDuring - heapBefore;
-        System.out.printf("SYN flood: %d SYNs from %d addresses, %d replies (%.2f per SYN), half-open at most %d,"
-                        + " %d dropped unanswered, %d expired, heap %+.1f MiB while half-open%n",
-                synsSent, addresses, replies, (double) replies / synsSent, maxHalfOpen, listener.synsDropped(),
-                listener.halfOpenExpired(), held / 1048576.0);
+        System.out.printf("SYN flood: %d SYNs in %.1f s from %d addresses, %d replies (%.2f per SYN), half-open at most %d,"
+                        + " %d evicted, %d dropped unanswered, %d expired, heap %+.1f MiB while half-open;"
+                        + " a client dialling mid-flood connected after %.1f ms (%s the flood ended)%n",
+                synsSent, (floodEnded - floodStarted) / 1e9, addresses, replies, (double) replies / synsSent, maxHalfOpen, listener.halfOpenEvicted(),
+                listener.synsDropped(), listener.halfOpenExpired(), held / 1048576.0,
+                (midFloodConnected[0] - midFloodStarted) / 1e6, midFloodConnected[0] < floodEnded ? "before" : "after");
         assertEquals((long) addresses * synsPerAddress, synsSent);
         assertTrue(replies <= (long) UtpConnection.MAX_AMPLIFICATION * synsSent,
                 "at most " + UtpConnection.MAX_AMPLIFICATION + " replies per spoofed SYN: " + replies + " for " + synsSent);
         assertTrue(replies > 0, "admitted SYNs were answered");
         assertTrue(maxHalfOpen <= UtpSettings.DEFAULT_MAX_HALF_OPEN, "half-open connections stay within the cap: " + maxHalfOpen);
-        assertTrue(listener.synsDropped() > 0, "the cap was reached and SYNs beyond it dropped");
+        assertTrue(listener.halfOpenEvicted() + listener.synsDropped() > 0,
+                "the cap was reached: SYNs beyond it evicted the oldest half-open connections or were dropped");
         assertTrue(held < HALF_OPEN_HEAP_BOUND, "the flood held " + held / 1048576 + " MiB of heap, bound "
                 + HALF_OPEN_HEAP_BOUND / 1048576 + " MiB");
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         UtpListenerMetrics.bind(listener, registry, io.micrometer.core.instrument.Tags.of("listener", "flooded"));
         assertEquals((double) listener.synsDropped(), registry.get("ferry.utp.listener.syns.dropped").functionCounter().count(),
                 "the defence counters are meters");
+        assertEquals((double) listener.halfOpenEvicted(), registry.get("ferry.utp.listener.halfopen.evicted").functionCounter().count());
         server.close().sync();
     }
 
@@ -304,28 +325,6 @@ class UtpListenerHardeningTest {
     private static byte[] header(int typeVersion, int connectionId, int seqNr, int ackNr, int window) {
         return ByteBuffer.allocate(20).put((byte) typeVersion).put((byte) 0).putShort((short) connectionId)
                 .putInt(0).putInt(0).putInt(window).putShort((short) seqNr).putShort((short) ackNr).array();
-    }
-
-    @Test
-    void connectionKeysAreHashedWithTheEndpointsSecretSalt() throws Exception {
-        // Keys that all land in one bucket of a table hashing (address, port, id) the way a record does:
-        // 31 * (address + port) + id stays the same when the port grows by one and the id drops by 31.
-        InetAddress a = InetAddress.getByName("10.1.2.3");
-        Set<Integer> recordStyle = new HashSet<>();
-        Set<Integer> salted = new HashSet<>();
-        long salt = new SplittableRandom(11).nextLong();
-        int keys = 2000;
-        for (int k = 0; k < keys; k++) {
-            InetSocketAddress remote = new InetSocketAddress(a, 10_000 + k);
-            int id = 65_000 - 31 * k;
-            recordStyle.add(31 * remote.hashCode() + id);
-            salted.add(UtpEndpoint.ConnectionKey.saltedHash(remote, id, salt));
-        }
-        assertEquals(1, recordStyle.size(), "the crafted keys collide without a salt");
-        assertTrue(salted.size() > keys - 10, "with the salt they spread: " + salted.size() + " distinct hashes of " + keys);
-        InetSocketAddress one = new InetSocketAddress(a, 6881);
-        assertNotEquals(UtpEndpoint.ConnectionKey.saltedHash(one, 1, 1L), UtpEndpoint.ConnectionKey.saltedHash(one, 1, 2L),
-                "another endpoint's salt hashes the same key elsewhere");
     }
 
     @Test

@@ -1,0 +1,291 @@
+package io.ferry.transport.ledbat.endpoint;
+
+import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.ledbat.core.UtpDemux;
+import io.ferry.transport.ledbat.wire.PacketReader;
+import io.ferry.transport.ledbat.wire.PacketType;
+import io.ferry.transport.ledbat.wire.PacketValidity;
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+
+/**
+ * What one UDP socket's uTP endpoint does with a datagram, without I/O and without a clock: the
+ * connection table, the routing rules of BEP 29, SYN admission and the RESET limiter. The driver calls
+ * {@link #handle} for each datagram and acts on the {@link Outcome}; time comes in as {@code nowNanos}, so
+ * floods and forgeries are tested in virtual time.
+ *
+ * <p>Under a SYN flood that fills the listener's half-open limit, a new SYN evicts this socket's oldest
+ * half-open connection (ended without a word, since its initiator never proved its address) rather than
+ * being dropped: a legitimate client whose handshake completes within the time the flood takes to
+ * cycle through the limit connects while the flood lasts.
+ *
+ * <p>One thread per instance (the socket's event loop); the counters may be read from any thread.
+ *
+ * @param <C> the driver's handle for a connection (its channel)
+ */
+public final class EndpointCore<C> {
+
+    /** What the driver does with a datagram it handed to {@link #handle}. */
+    public enum Outcome {
+        /** Hand the datagram to {@link #target()}'s connection. */
+        ROUTE,
+        /** A new SYN was admitted: set up a connection and {@link #accepted} it, or {@link #withdraw} the admission. */
+        ACCEPT,
+        /** Send {@link #takeResponse()} (a RESET) back to the sender. */
+        RESPOND,
+        /** Nothing to do (malformed, a RESET for nobody, a flood's SYN, or a RESET over the rate); counted. */
+        DROP
+    }
+
+    /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
+    private static final int[] RESET_ID_DELTAS = {0, 1, -1};
+
+    private final Function<C, UtpConnection> connectionOf;
+    private final Function<C, InetSocketAddress> remoteOf;
+    private final Consumer<C> onEvicted;
+    private final ConnectionTable<C> table;
+    private final PacketReader reader = new PacketReader();
+    private final ResetLimiter resets;
+    /** Accepted connections whose initiator has not yet proven its address, oldest first. */
+    private final Set<C> halfOpen = new LinkedHashSet<>();
+    /** Accepted connections whose initiator proved its address and that are not yet forgotten. */
+    private final Set<C> established = new HashSet<>();
+    private Admission admission;
+    private boolean accepting;
+    private InetSocketAddress admitted;
+    private C target;
+    private ByteBuf response;
+    private volatile long malformed;
+    private volatile long unknown;
+
+    /**
+     * @param connectionOf the protocol state of a connection handle
+     * @param remoteOf     the peer of a connection handle
+     * @param salt         the secret that hashes the table's keys
+     * @param resetRate    RESETs per second until {@link #startAccepting} sets the listener's
+     * @param onEvicted    told of each half-open connection evicted to admit a newer SYN, after the table forgot it
+     */
+    public EndpointCore(Function<C, UtpConnection> connectionOf, Function<C, InetSocketAddress> remoteOf, long salt,
+                        int resetRate, Consumer<C> onEvicted) {
+        this.connectionOf = connectionOf;
+        this.remoteOf = remoteOf;
+        this.onEvicted = onEvicted;
+        this.table = new ConnectionTable<>(salt);
+        this.resets = new ResetLimiter(resetRate);
+    }
+
+    /** New SYNs from now on are admitted by {@code admission} (shared by the listener's sockets). */
+    public void startAccepting(Admission admission, int resetRate) {
+        this.admission = admission;
+        this.accepting = true;
+        resets.rate(resetRate);
+    }
+
+    /** New SYNs from now on are answered as packets for unknown connections; accepted ones live on. */
+    public void stopAccepting() {
+        accepting = false;
+    }
+
+    public boolean isAccepting() {
+        return accepting;
+    }
+
+    /**
+     * Decides what a received datagram is for. After {@link Outcome#ROUTE} the connection is
+     * {@link #target()}; after {@link Outcome#RESPOND} the reply is {@link #takeResponse()}. The datagram
+     * stays the caller's.
+     */
+    public Outcome handle(ByteBuf datagram, InetSocketAddress from, long nowNanos) {
+        target = null;
+        if (admitted != null) {
+            throw new IllegalStateException("the last ACCEPT was neither accepted nor withdrawn");
+        }
+        if (reader.wrap(datagram) != PacketValidity.VALID) {
+            malformed++;
+            return Outcome.DROP;
+        }
+        PacketType type = reader.type();
+        if (type == PacketType.SYN) {
+            C existing = table.get(from, UtpDemux.synRecvId(reader));
+            if (existing != null) {
+                return route(existing); // a retransmitted SYN
+            }
+            if (!accepting) {
+                unknown++;
+                return respond(datagram, from, nowNanos);
+            }
+            switch (admission.admit(from.getAddress(), this::evictOldest)) {
+                case ADMIT:
+                    admitted = from;
+                    return Outcome.ACCEPT;
+                case REFUSE:
+                    return respond(datagram, from, nowNanos);
+                default:
+                    return Outcome.DROP; // a flood that filled the limit on other sockets gets no answer at all
+            }
+        }
+        if (type == PacketType.RESET) {
+            int id = reader.connectionId();
+            for (int delta : RESET_ID_DELTAS) {
+                C candidate = table.get(from, (id + delta) & 0xFFFF);
+                if (candidate != null && connectionOf.apply(candidate).acceptsReset(id)) {
+                    return route(candidate);
+                }
+            }
+            unknown++; // never answer a RESET
+            return Outcome.DROP;
+        }
+        C owner = table.get(from, reader.connectionId());
+        if (owner != null) {
+            return route(owner);
+        }
+        unknown++;
+        return respond(datagram, from, nowNanos);
+    }
+
+    private Outcome route(C connection) {
+        target = connection;
+        return Outcome.ROUTE;
+    }
+
+    private Outcome respond(ByteBuf datagram, InetSocketAddress to, long nowNanos) {
+        if (!resets.tryAcquire(nowNanos)) {
+            return Outcome.DROP;
+        }
+        response = UtpDemux.resetReply(datagram.alloc(), reader, nowNanos);
+        return Outcome.RESPOND;
+    }
+
+    /** The connection the last {@link Outcome#ROUTE} names. */
+    public C target() {
+        return target;
+    }
+
+    /** The RESET the last {@link Outcome#RESPOND} asked to send; ownership passes to the caller. */
+    public ByteBuf takeResponse() {
+        ByteBuf r = response;
+        response = null;
+        return r;
+    }
+
+    /** The connection set up for the last {@link Outcome#ACCEPT}: routed from now on, half-open until {@link #promoted}. */
+    public void accepted(C connection) {
+        requireAdmitted();
+        admitted = null;
+        table.put(remoteOf.apply(connection), connectionOf.apply(connection).recvId(), connection);
+        halfOpen.add(connection);
+    }
+
+    /** The last {@link Outcome#ACCEPT} is not taken here (handed to another socket, or set-up failed): its place is freed. */
+    public void withdraw() {
+        requireAdmitted();
+        admission.withdrawn(admitted.getAddress());
+        admitted = null;
+    }
+
+    private void requireAdmitted() {
+        if (admitted == null) {
+            throw new IllegalStateException("no SYN is waiting to be accepted");
+        }
+    }
+
+    /** An accepted connection's initiator proved its address (it is the application's now). */
+    public void promoted(C connection) {
+        if (halfOpen.remove(connection)) {
+            established.add(connection);
+            admission.promoted();
+        }
+    }
+
+    /** A connection this side opened: routed from now on. */
+    public void register(C connection) {
+        table.put(remoteOf.apply(connection), connectionOf.apply(connection).recvId(), connection);
+    }
+
+    /** A connection is over: it is routed no more and, if accepted, frees its place. Returns whether the table had it. */
+    public boolean forget(C connection) {
+        InetSocketAddress remote = remoteOf.apply(connection);
+        boolean had = table.remove(remote, connectionOf.apply(connection).recvId(), connection);
+        release(connection, remote);
+        return had;
+    }
+
+    /** Forgets every connection (the socket closed) and returns them. */
+    public List<C> forgetAll() {
+        List<C> all = new ArrayList<>(table.values());
+        table.clear();
+        for (C c : all) {
+            release(c, remoteOf.apply(c));
+        }
+        halfOpen.clear();
+        established.clear();
+        return all;
+    }
+
+    private void release(C connection, InetSocketAddress remote) {
+        if (halfOpen.remove(connection)) {
+            admission.released(remote.getAddress(), true);
+        } else if (established.remove(connection)) {
+            admission.released(remote.getAddress(), false);
+        }
+    }
+
+    private boolean evictOldest() {
+        Iterator<C> oldest = halfOpen.iterator();
+        if (!oldest.hasNext()) {
+            return false;
+        }
+        C victim = oldest.next();
+        oldest.remove();
+        InetSocketAddress remote = remoteOf.apply(victim);
+        table.remove(remote, connectionOf.apply(victim).recvId(), victim);
+        admission.evicted(remote.getAddress());
+        onEvicted.accept(victim);
+        return true;
+    }
+
+    /** A receive id not in use towards {@code remote}, for both ids of the pair. */
+    public int newConnectionId(InetSocketAddress remote, IntSupplier random16) {
+        return table.newConnectionId(remote, random16);
+    }
+
+    /** Whether {@code connection} is accepted and still half-open here. */
+    public boolean isHalfOpen(C connection) {
+        return halfOpen.contains(connection);
+    }
+
+    /** The connections routed now (a read-only view). */
+    public Collection<C> connections() {
+        return table.values();
+    }
+
+    public boolean isEmpty() {
+        return table.size() == 0;
+    }
+
+    /** Datagrams dropped because they were not valid uTP packets. */
+    public long malformedDropped() {
+        return malformed;
+    }
+
+    /** Valid packets for connections this endpoint does not have (answered with a RESET, rate permitting, unless a RESET). */
+    public long unknownConnectionPackets() {
+        return unknown;
+    }
+
+    /** RESETs not sent because the second's were spent. */
+    public long resetsSuppressed() {
+        return resets.suppressed();
+    }
+}
