@@ -75,7 +75,7 @@ public final class FerryChannelOption<T> extends ChannelOption<T> {
             });
 
     /**
-     * How many member connections carry one striped channel, 1 to 64 (see {@link io.ferry.transport.striped.StripedChannel}):
+     * How many member connections carry one striped channel, 1 to 64 (see {@code io.ferry.transport.striped.StripedChannel}, in {@code io.ferry:transport-striped}):
      * the application gets one ordinary channel whose bytes travel over that many connections of the
      * transport, as FDT and GridFTP stripe a transfer. Both ends must ask for it: a listener with this
      * option accepts striped sessions of any size (the client's value decides), and only them. The

@@ -83,6 +83,14 @@ public interface Transport extends AutoCloseable {
     ChannelFuture abort(Channel channel);
 
     /**
+     * For a layer ({@link TransportProvider#layerOption()}): the losses of its carrier's connections that
+     * its own channels' losses already report, so that {@link Transports#close()} names each loss once.
+     */
+    default java.util.Set<UndeliveredDataException> carrierLossesReported() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Closes every channel of this transport and releases its threads, waiting a bounded time: each
      * connection still open, or still closing, may take up to its {@link FerryChannelOption#LINGER} to
      * deliver what was written to it.

@@ -36,14 +36,27 @@ import java.util.TreeSet;
  */
 public final class Transports implements AutoCloseable {
 
+    /**
+     * Where an option that selects a layer comes from, for the error when it is asked for and not
+     * installed.
+     */
+    private static final Map<ChannelOption<?>, String> LAYER_ARTIFACTS = Map.of(FerryChannelOption.STREAMS, "io.ferry:transport-striped");
+
     private final Map<String, TransportProvider> providersByScheme;
+    private final List<TransportProvider> layers;
     private final Map<TransportProvider, Transport> open = new LinkedHashMap<>();
-    private final Map<Transport, io.ferry.transport.striped.StripedTransport> striped = new LinkedHashMap<>();
+    /** Each layer over each carrier it was asked for, keyed by (layer provider, carrier). */
+    private final Map<List<Object>, Transport> layered = new LinkedHashMap<>();
     private boolean closed;
 
     private Transports(Iterable<? extends TransportProvider> providers) {
         Map<String, TransportProvider> byScheme = new LinkedHashMap<>();
+        List<TransportProvider> layerProviders = new ArrayList<>();
         for (TransportProvider provider : providers) {
+            if (provider.layerOption() != null) {
+                layerProviders.add(provider);
+                continue;
+            }
             for (String scheme : provider.schemes()) {
                 TransportProvider previous = byScheme.putIfAbsent(scheme, provider);
                 if (previous != null && previous != provider) {
@@ -53,6 +66,7 @@ public final class Transports implements AutoCloseable {
             }
         }
         this.providersByScheme = Collections.unmodifiableMap(byScheme);
+        this.layers = List.copyOf(layerProviders);
     }
 
     /** Discovers the installed transports with {@link ServiceLoader} through this class's class loader. */
@@ -234,15 +248,23 @@ public final class Transports implements AutoCloseable {
      */
     public static final WriteBufferWaterMark DEFAULT_WRITE_BUFFER_WATER_MARK = new WriteBufferWaterMark(1 << 20, 2 << 20);
 
-    /** The transport for a scheme, or its striped form when the options ask for {@link FerryChannelOption#STREAMS}. */
+    /** The transport for a scheme, or the layer over it that the options ask for (striping: {@link FerryChannelOption#STREAMS}). */
     private Transport carrier(String scheme, ChannelOptions options) {
         Transport transport = transport(scheme);
-        if (!options.contains(FerryChannelOption.STREAMS)) {
-            return transport;
+        for (TransportProvider layer : layers) {
+            if (options.contains(layer.layerOption())) {
+                synchronized (this) {
+                    return layered.computeIfAbsent(List.of(layer, transport), k -> layer.createOver(transport));
+                }
+            }
         }
-        synchronized (this) {
-            return striped.computeIfAbsent(transport, io.ferry.transport.striped.StripedTransport::over);
+        for (Map.Entry<ChannelOption<?>, String> e : LAYER_ARTIFACTS.entrySet()) {
+            if (options.contains(e.getKey())) {
+                throw new IllegalArgumentException("the option '" + e.getKey().name() + "' needs " + e.getValue()
+                        + " on the class path; it is not installed");
+            }
         }
+        return transport;
     }
 
     private static InetSocketAddress resolve(TransportUri target) throws UnknownHostException {
@@ -267,19 +289,17 @@ public final class Transports implements AutoCloseable {
     @Override
     public void close() {
         List<Transport> toClose;
-        List<io.ferry.transport.striped.StripedTransport> stripes;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            toClose = new ArrayList<>(open.values());
-            stripes = new ArrayList<>(striped.values());
+            // Layers first: a striped channel reports its members' losses as one loss of its own.
+            toClose = new ArrayList<>(layered.values());
+            toClose.addAll(open.values());
             open.clear();
-            striped.clear();
+            layered.clear();
         }
-        // Striped channels first: each reports its members' losses as one loss of its own.
-        toClose.addAll(0, stripes);
         java.util.Set<UndeliveredDataException> reported = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         RuntimeException failure = null;
         List<UndeliveredDataException> losses = new ArrayList<>();
@@ -299,9 +319,7 @@ public final class Transports implements AutoCloseable {
                     failure.addSuppressed(e);
                 }
             }
-            if (transport instanceof io.ferry.transport.striped.StripedTransport) {
-                reported.addAll(((io.ferry.transport.striped.StripedTransport) transport).reportedMemberLosses());
-            }
+            reported.addAll(transport.carrierLossesReported());
         }
         if (!losses.isEmpty()) {
             DataLossException lost = new DataLossException(losses);

@@ -106,6 +106,37 @@ class TransportsTest {
     }
 
     @Test
+    void aLayerCarriesTheChannelsWhoseOptionsAskForItOverTheSchemesTransport() {
+        RecordingProvider tcp = new RecordingProvider("tcp");
+        RecordingLayer striping = new RecordingLayer();
+        List<String> closeOrder = new ArrayList<>();
+        tcp.closeOrder = closeOrder;
+        striping.closeOrder = closeOrder;
+        try (Transports ferry = Transports.of(List.of(tcp, striping))) {
+            assertEquals(List.of("tcp"), ferry.transportNames(), "a layer is no transport of its own");
+            assertEquals(Set.of("tcp"), ferry.schemes());
+            ferry.connect("tcp://127.0.0.1:4242", NOOP);
+            assertTrue(striping.created.isEmpty(), "without the option the scheme's transport carries it");
+            ferry.connect("tcp://127.0.0.1:4242?streams=3", NOOP);
+            ferry.listen("tcp://127.0.0.1:0", NOOP, ChannelOptions.builder().set(FerryChannelOption.STREAMS, 2).build());
+            assertEquals(1, striping.created.size(), "one layer instance per carrier");
+            RecordingTransport layer = striping.created.get(0);
+            assertSame(tcp.created.get(0), striping.carriers.get(0));
+            assertEquals(Optional.of(2), layer.lastOptions.get(FerryChannelOption.STREAMS));
+        }
+        assertEquals(List.of("striped", "tcp"), closeOrder, "the layer closes before its carrier");
+    }
+
+    @Test
+    void aLayerOptionWithoutItsLayerInstalledSaysWhatToAdd() {
+        try (Transports ferry = Transports.of(List.of(new RecordingProvider("tcp")))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ferry.connect("tcp://127.0.0.1:1?streams=4", NOOP));
+            assertTrue(e.getMessage().contains("io.ferry:transport-striped"), e.getMessage());
+        }
+    }
+
+    @Test
     void channelsNotMadeByFerryAreRejectedByFerryChannels() {
         Channel plain = new io.netty.channel.embedded.EmbeddedChannel();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FerryChannels.statistics(plain));
@@ -113,9 +144,46 @@ class TransportsTest {
         plain.close();
     }
 
+    /** A layer chosen by {@link FerryChannelOption#STREAMS}, as transport-striped registers one. */
+    private static final class RecordingLayer implements TransportProvider {
+        final List<RecordingTransport> created = new ArrayList<>();
+        final List<Transport> carriers = new ArrayList<>();
+        List<String> closeOrder;
+
+        @Override
+        public String name() {
+            return "striped";
+        }
+
+        @Override
+        public List<String> schemes() {
+            return List.of();
+        }
+
+        @Override
+        public Transport create() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public ChannelOption<?> layerOption() {
+            return FerryChannelOption.STREAMS;
+        }
+
+        @Override
+        public Transport createOver(Transport carrier) {
+            RecordingTransport t = new RecordingTransport(name());
+            t.closeOrder = closeOrder;
+            created.add(t);
+            carriers.add(carrier);
+            return t;
+        }
+    }
+
     private static final class RecordingProvider implements TransportProvider {
         private final List<String> schemes;
         final List<RecordingTransport> created = new ArrayList<>();
+        List<String> closeOrder;
 
         RecordingProvider(String... schemes) {
             this.schemes = List.of(schemes);
@@ -134,6 +202,7 @@ class TransportsTest {
         @Override
         public Transport create() {
             RecordingTransport t = new RecordingTransport(name());
+            t.closeOrder = closeOrder;
             created.add(t);
             return t;
         }
@@ -141,6 +210,7 @@ class TransportsTest {
 
     private static final class RecordingTransport implements Transport {
         private final String name;
+        List<String> closeOrder;
         InetSocketAddress lastAddress;
         ChannelOptions lastOptions;
         boolean closed;
@@ -156,7 +226,7 @@ class TransportsTest {
 
         @Override
         public Set<ChannelOption<?>> supportedOptions() {
-            return Set.of(FerryChannelOption.PACKET_SIZE, ChannelOption.WRITE_BUFFER_WATER_MARK);
+            return Set.of(FerryChannelOption.PACKET_SIZE, FerryChannelOption.STREAMS, ChannelOption.WRITE_BUFFER_WATER_MARK);
         }
 
         @Override
@@ -186,6 +256,9 @@ class TransportsTest {
         @Override
         public void close() {
             closed = true;
+            if (closeOrder != null) {
+                closeOrder.add(name);
+            }
         }
     }
 }

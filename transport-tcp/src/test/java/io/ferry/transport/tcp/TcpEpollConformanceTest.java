@@ -1,5 +1,6 @@
 package io.ferry.transport.tcp;
 
+import io.ferry.transport.conformance.FullBacklogPeer;
 import io.ferry.transport.Transports;
 import io.ferry.transport.conformance.ImpairedPath;
 import io.ferry.transport.conformance.SlowTcpRelay;

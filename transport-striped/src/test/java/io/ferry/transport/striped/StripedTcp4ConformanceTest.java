@@ -1,4 +1,4 @@
-package io.ferry.transport.tcp;
+package io.ferry.transport.striped;
 
 /** The conformance suite over striped TCP channels of 4 member connections. */
 class StripedTcp4ConformanceTest extends StripedTcpConformance {

@@ -1,6 +1,4 @@
-package io.ferry.transport.tcp;
-
-import io.ferry.transport.conformance.UnresponsivePeer;
+package io.ferry.transport.conformance;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -15,11 +13,11 @@ import java.util.List;
  * A TCP listener that never accepts and whose accept queue is full, so the kernel drops further SYNs
  * and a new connect hangs until its timeout: a connect timeout on loopback without touching firewall rules.
  */
-final class FullBacklogPeer implements UnresponsivePeer {
+public final class FullBacklogPeer implements UnresponsivePeer {
     private final ServerSocket listener;
     private final List<Socket> fillers = new ArrayList<>();
 
-    FullBacklogPeer() throws IOException {
+    public FullBacklogPeer() throws IOException {
         listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         for (int i = 0; i < 16; i++) {
             Socket s = new Socket();

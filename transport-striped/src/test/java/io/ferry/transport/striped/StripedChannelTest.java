@@ -1,11 +1,10 @@
-package io.ferry.transport.tcp;
+package io.ferry.transport.striped;
 
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transports;
 import io.ferry.transport.conformance.LeakDetectionExtension;
-import io.ferry.transport.striped.StripedChannel;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -1,4 +1,4 @@
-package io.ferry.transport.tcp;
+package io.ferry.transport.striped;
 
 /** The conformance suite over striped TCP channels of 16 member connections. */
 class StripedTcp16ConformanceTest extends StripedTcpConformance {

@@ -611,7 +611,8 @@ public final class StripedTransport implements Transport {
      * The member losses that the striped channels' own losses already report: {@link io.ferry.transport.Transports}
      * leaves them out when the underlying transport names them again.
      */
-    public Set<UndeliveredDataException> reportedMemberLosses() {
+    @Override
+    public Set<UndeliveredDataException> carrierLossesReported() {
         Set<UndeliveredDataException> all = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Channel ch : channels) {
             all.addAll(((StripedChannel) ch).memberLosses());

@@ -1,13 +1,13 @@
-package io.ferry.transport.tcp;
+package io.ferry.transport.striped;
 
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
+import io.ferry.transport.conformance.FullBacklogPeer;
 import io.ferry.transport.conformance.ImpairedPath;
 import io.ferry.transport.conformance.SlowTcpRelay;
 import io.ferry.transport.conformance.TransportConformanceTest;
 import io.ferry.transport.conformance.UnresponsivePeer;
-import io.ferry.transport.striped.StripedChannel;
 
 import java.net.InetSocketAddress;
 
