@@ -86,7 +86,7 @@ package io.ferry.transport.ledbat.cc;
  *       queue is between the aim and the target, so that two flows do not settle just above the aim with
  *       both adding only GAIN.</li>
  *   <li><b>Random loss is not congestion</b>: a loss halves the window only when a queue shows it was
- *       congestion's (see {@link #congestiveLoss}): the queue above the target; or, behind a buffer
+ *       congestion's ({@link LossClassifier}): the queue above the target; or, behind a buffer
  *       too shallow for the queue ever to reach the target, at least half of the largest queue that
  *       stood through one of the last round trips standing at the loss (the buffer overflowing); or
  *       more than half of a round trip's packets lost (a buffer of a packet or two). Other losses - a
@@ -242,31 +242,6 @@ public final class LedbatPlusPlus implements CongestionControl {
     /** How long the largest delivery rate of a round trip is remembered (two half-length buckets). */
     static final long RATE_MEMORY_NANOS = 30_000_000_000L;
 
-    /**
-     * {@link #competitionAware} takes a loss for congestion, and halves, only behind a queue it can see:
-     * when the largest queue that stood through a round trip (the round trip's smallest sample) of the
-     * last round trips stayed below the target (a buffer too shallow for the delay signal to work), at
-     * least this fraction of that largest queue stands at the loss ...
-     */
-    static final double SHALLOW_LOSS_FRACTION = 0.5;
-    /**
-     * ... and that largest queue was at least this long (below it, it is scheduling noise; a largest
-     * single sample instead of a standing queue took 1 ms of jitter for a shallow buffer and halved a
-     * 25 %-loss transfer's window again and again) ...
-     */
-    static final long SHALLOW_QUEUE_FLOOR_MICROS = 250;
-    /** ... and at least this fraction of the target. */
-    static final double SHALLOW_QUEUE_FLOOR_FRACTION = 0.0625;
-    /**
-     * However little queue shows, a round trip that lost more than this fraction of the packets it
-     * resolved makes its losses congestion's: a buffer of a packet or two, which no delay can reveal,
-     * overflows like this, and random loss rarely does.
-     */
-    static final double HEAVY_LOSS_FRACTION = 0.5;
-    /** ... of at least this many lost packets: a small window loses half of a round trip's packets to random loss often enough. */
-    static final int HEAVY_LOSS_MIN_PACKETS = 8;
-    /** Round trips over which the largest queue is kept (two buckets of this many). */
-    static final int PEAK_QUEUE_ROUNDS = 8;
     /** Round trips whose delivery rates size the regrowth after a slowdown (the largest of them). */
     static final int REGROWTH_RATE_ROUNDS = 4;
     /**
@@ -303,9 +278,9 @@ public final class LedbatPlusPlus implements CongestionControl {
     private long slowdowns;
     private long roundStartNanos = NEVER;
     private long roundMinQueueMicros = Long.MAX_VALUE;
-    private long peakQueueRecent;
-    private long peakQueueOlder;
-    private int peakRounds;
+    /** Round trips ended so far: the clock of the loss classifier's largest standing queue. */
+    private long rounds;
+    private final LossClassifier losses = new LossClassifier();
     private long randomLosses;
     private long yields;
     private long falseAlarms;
@@ -321,8 +296,6 @@ public final class LedbatPlusPlus implements CongestionControl {
     private double rateAtRelease;
     private double typicalRate;
     private long lossBoundUntilNanos = NEVER;
-    private int roundLosses;
-    private double lastRoundLossFraction;
     private long standingQueueMicros;
     private int roundsAboveTarget;
     private boolean yielding;
@@ -339,9 +312,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     private int acceleratingShrinks;
     private int roundsInAvoidance;
     private long roundBytesAcked;
-    private double maxRateRecent;
-    private double maxRateOlder;
-    private long rateBucketStartNanos = NEVER;
+    /** The largest delivery rate of a round trip over about {@link #RATE_MEMORY_NANOS}. */
+    private final BucketedMax maxRate = new BucketedMax(RATE_MEMORY_NANOS / 2);
 
     private LedbatPlusPlus(String name, CongestionParameters parameters, double rttFraction, boolean quickSlowdowns) {
         if (rttFraction < 0 || rttFraction > 1) {
@@ -457,7 +429,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 // a flow delivering less than half of the largest rate it has seen, unless held after
                 // yielding, shares the queue with another scavenger that took the link while it yielded:
                 // it steps further (CATCH_UP_STEP_FACTOR), so the two even out in seconds, not tens of seconds
-                boolean catchingUp = !stepHeld && lastRoundRate < UNDER_SHARE_FRACTION * Math.max(maxRateRecent, maxRateOlder);
+                boolean catchingUp = !stepHeld && lastRoundRate < UNDER_SHARE_FRACTION * maxRate.get();
                 double step = lossBound ? Math.min(additiveStepPackets(), LOSS_BOUND_STEP)
                         : additiveStepPackets() * (catchingUp ? CATCH_UP_STEP_FACTOR : 1);
                 double aim = target * (1 - FAIR_STEP_FRACTION);
@@ -507,20 +479,12 @@ public final class LedbatPlusPlus implements CongestionControl {
         }
         roundMinQueueMicros = Math.min(roundMinQueueMicros, queuingMicros);
         if (nowNanos - roundStartNanos >= rttNanos()) {
-            if (++peakRounds > PEAK_QUEUE_ROUNDS) {
-                peakQueueOlder = peakQueueRecent;
-                peakQueueRecent = 0;
-                peakRounds = 1;
-            }
             // the queue that stood through the round: a buffer overflowing fills for round trips, while
             // scheduling noise lifts single samples only
-            peakQueueRecent = Math.max(peakQueueRecent, roundMinQueueMicros);
+            losses.endRound(roundMinQueueMicros, roundBytesAcked, mss, rounds++);
             lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
             recentRoundRates[recentRoundRateNext++ % REGROWTH_RATE_ROUNDS] = lastRoundRate;
-            double resolved = roundLosses + roundBytesAcked / (double) mss;
-            lastRoundLossFraction = resolved > 0 && roundLosses >= HEAVY_LOSS_MIN_PACKETS ? roundLosses / resolved : 0;
-            roundLosses = 0;
-            noteDeliveryRate(lastRoundRate, nowNanos);
+            maxRate.add(lastRoundRate, nowNanos);
             if (phase == Phase.AVOIDANCE && !stepHeld && roundsInAvoidance > SETTLING_ROUNDS) {
                 // what a round delivers when this flow has the share it settled at: the largest rate
                 // seen reads well above the link's when acknowledgements arrive bunched
@@ -654,18 +618,6 @@ public final class LedbatPlusPlus implements CongestionControl {
         slowdownStartNanos = yieldNanos;
     }
 
-    /** Keeps the largest delivery rate of a round trip seen over about {@link #RATE_MEMORY_NANOS}. */
-    private void noteDeliveryRate(double bytesPerSecond, long nowNanos) {
-        if (rateBucketStartNanos == NEVER) {
-            rateBucketStartNanos = nowNanos;
-        } else if (nowNanos - rateBucketStartNanos >= RATE_MEMORY_NANOS / 2) {
-            maxRateOlder = maxRateRecent;
-            maxRateRecent = 0;
-            rateBucketStartNanos = nowNanos;
-        }
-        maxRateRecent = Math.max(maxRateRecent, bytesPerSecond);
-    }
-
     /**
      * The additive increase per round trip of {@link #competitionAware} while the queue is at or below
      * the target, in packets: the largest of GAIN, {@link #FAIR_STEP_FACTOR} times the square root of the
@@ -693,7 +645,7 @@ public final class LedbatPlusPlus implements CongestionControl {
         if (stepHeld) {
             return gain();
         }
-        double rate = Math.max(maxRateRecent, maxRateOlder);
+        double rate = maxRate.get();
         double fromRate = rate * effectiveTargetMicros() * FAIR_STEP_FRACTION / 1e6 / mss;
         return Math.max(gain(), Math.max(FAIR_STEP_FACTOR * Math.sqrt(cwnd / mss), fromRate));
     }
@@ -743,7 +695,7 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     @Override
     public boolean onLoss(long nowNanos, long smoothedRttNanos) {
-        roundLosses++;
+        losses.onLoss();
         if (phase == Phase.SLOWDOWN) {
             return false;
         }
@@ -756,7 +708,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 return false;
             }
             if (delay.queuingMicros() <= effectiveTargetMicros()) {
-                lossBoundUntilNanos = nowNanos + Math.max(LOSS_BOUND_NANOS, PEAK_QUEUE_ROUNDS * rttNanos());
+                lossBoundUntilNanos = nowNanos + Math.max(LOSS_BOUND_NANOS, LossClassifier.PEAK_QUEUE_ROUNDS * rttNanos());
             }
         }
         cwnd = Math.max(cwnd / 2, (double) MIN_CWND * mss);
@@ -767,30 +719,9 @@ public final class LedbatPlusPlus implements CongestionControl {
         return true;
     }
 
-    /**
-     * Whether a loss is congestion's (see {@link #SHALLOW_LOSS_FRACTION} and {@link #HEAVY_LOSS_FRACTION}).
-     * The delay signal answers congestion before a buffer that can hold the target overflows: a loss with the queue at or below
-     * the target there is random (a lossy link) or a competitor's burst, whose queue the delay rule
-     * answers. Behind a buffer too shallow for that, the buffer overflows as the queue peaks, so a loss
-     * with a good part of the largest recent queue standing is congestion and halves the window as TCP
-     * does; a loss on a path where the queue never rose above noise is random. The loss at the start
-     * of a connection, before any queue was measured, is congestion too.
-     */
+    /** Whether a loss now is congestion's ({@link LossClassifier}). */
     boolean congestiveLoss() {
-        long queuing = delay.queuingMicros();
-        if (queuing < 0) {
-            return true;
-        }
-        double target = effectiveTargetMicros();
-        if (queuing > target || lastRoundLossFraction > HEAVY_LOSS_FRACTION) {
-            return true;
-        }
-        long peak = Math.max(peakQueueRecent, peakQueueOlder);
-        if (peak > target) {
-            return false;
-        }
-        double floor = Math.max(SHALLOW_QUEUE_FLOOR_MICROS, SHALLOW_QUEUE_FLOOR_FRACTION * target);
-        return peak >= floor && queuing >= SHALLOW_LOSS_FRACTION * peak;
+        return losses.isCongestive(delay.queuingMicros(), effectiveTargetMicros());
     }
 
     /** How often {@link #competitionAware} took a queue for someone else's and dropped to its minimum window. */
