@@ -41,20 +41,20 @@ package io.ferry.transport.ledbat.cc;
  *       GAIN-sized steps climb back). Someone else's queue gets TCP-LP's answer: the minimum window, and
  *       no climbing back (GAIN-sized steps only) for {@link #YIELD_HOLD_NANOS} or
  *       {@value #YIELD_HOLD_ROUNDS} round trips and then until the queue has not stood above the target
- *       for {@value #RELEASE_QUIET_ROUNDS} round trips and {@link #RELEASE_QUIET_NANOS} (longer than
+ *       for {@value CompetitorDetector#RELEASE_QUIET_ROUNDS} round trips and {@link CompetitorDetector#RELEASE_QUIET_NANOS} (longer than
  *       BBR's 200 ms PROBE_RTT pause). It is someone else's when, in congestion
- *       avoidance and {@value #SETTLING_ROUNDS} round trips after a slow start or regrowth (whose
+ *       avoidance and {@value CompetitorDetector#SETTLING_ROUNDS} round trips after a slow start or regrowth (whose
  *       overshoot is our own), either the queue stands more than a quarter above the target through
- *       {@value #COMPETITION_ROUNDS} whole round trips (the smallest sample of each; twice the target
- *       through one), or our decreases grow round after round ({@link #SHRINK_ACCELERATION} times each,
- *       {@value #ACCELERATING_SHRINK_ROUNDS} times in a row, {@link #SLOW_START_SHRINK_FRACTION} of the
+ *       {@value CompetitorDetector#COMPETITION_ROUNDS} whole round trips (the smallest sample of each; twice the target
+ *       through one), or our decreases grow round after round ({@link CompetitorDetector#SHRINK_ACCELERATION} times each,
+ *       {@value CompetitorDetector#ACCELERATING_SHRINK_ROUNDS} times in a row, {@link CompetitorDetector#SLOW_START_SHRINK_FRACTION} of the
  *       window in all): a newcomer in slow start whose queue our own decrease keeps removing. A yield
  *       raised by that second sign alone is checked: if the queue behind it stays (nearly) empty for
- *       {@value #FALSE_ALARM_ROUNDS} round trips, nobody took the link (a stall of the path had lifted
+ *       {@value CompetitorDetector#FALSE_ALARM_ROUNDS} round trips, nobody took the link (a stall of the path had lifted
  *       the delay), the hold ends and the window regrows by doubling; a regrowth that then delivers
- *       less than {@link #PROBATION_RATE_FRACTION} of the flow's typical rate, behind a standing
+ *       less than {@link CompetitorDetector#PROBATION_RATE_FRACTION} of the flow's typical rate, behind a standing
  *       queue, yields again for the full hold, as does any yield within
- *       {@link #FALSE_ALARM_SPACING_NANOS} of such a release. Decreases are spread over the acknowledgements of one flight.</li>
+ *       {@link CompetitorDetector#FALSE_ALARM_SPACING_NANOS} of such a release. Decreases are spread over the acknowledgements of one flight.</li>
  *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
  *       below a quarter of the target, the link is not full and the window grows by an eighth per round
  *       trip rather than by GAIN packets. The window grows only as far as the flight (an application
@@ -124,24 +124,6 @@ public final class LedbatPlusPlus implements CongestionControl {
      * initial one has let a latecomer learn it, so a cost of about 3 % rather than 10 % is enough.
      */
     static final int QUICK_SLOWDOWN_INTERVAL_FACTOR = 30;
-    /**
-     * Round trips through which a queue above the target must stand, despite {@link #competitionAware}'s
-     * own decrease, before it is taken for a competitor's and the window halves per round trip.
-     */
-    static final int COMPETITION_ROUNDS = 2;
-    /**
-     * Round trips of congestion avoidance during which a queue above the target is taken for the
-     * overshoot of the slow start or regrowth before them (which the decrease removes in about one).
-     */
-    static final int SETTLING_ROUNDS = 3;
-    /** How far above the target that queue must stand: hovering at the target is this flow's own doing. */
-    static final double COMPETITION_MARGIN = 1.25;
-    /**
-     * A queue standing this far above the target through one round trip of congestion avoidance is
-     * someone else's without waiting for {@link #COMPETITION_ROUNDS}: this flow's own steps add a
-     * fraction of the target per round trip.
-     */
-    static final double COMPETITION_JUMP = 2.0;
     /** The smallest target the RTT-tied rule uses: below it, timer and scheduling noise dominate. */
     static final long MIN_ADAPTIVE_TARGET_MICROS = 5_000;
 
@@ -165,18 +147,6 @@ public final class LedbatPlusPlus implements CongestionControl {
      */
     static final double FAIR_STEP_FRACTION = 0.125;
     /**
-     * After yielding to someone else's queue, {@link #competitionAware} takes the link back (its fair
-     * step, and growth by an eighth per round trip while the link is not full) only once the queue has
-     * not stood above the target for this many round trips ...
-     */
-    static final int RELEASE_QUIET_ROUNDS = 4;
-    /**
-     * ... and for at least this long: BBR empties its queue for 200 ms and a round trip every ten
-     * seconds (PROBE_RTT), which on a short path is more than the quiet rounds; climbing back into that
-     * pause took a tenth of the link for a second each time.
-     */
-    static final long RELEASE_QUIET_NANOS = 300_000_000L;
-    /**
      * ... and no sooner than this long after it yielded (TCP-LP's inference time-out): a TCP flow whose
      * slow start ended early (CUBIC's HyStart, misled by the scavenger's packets between its own) leaves
      * the link part empty while it grows into it, and a TCP flow recovering from the losses of its slow
@@ -192,53 +162,11 @@ public final class LedbatPlusPlus implements CongestionControl {
      * with one step the flow that yielded to a second scavenger's start took 8 s to climb from two packets
      * to half the link at 100 ms (Jain's index 0.89-0.92 over the 20 s after the join). Below 2: the aim
      * (7/8 of the target) plus this step and the other flow's (an eighth of the target each, at the rate
-     * both have seen) must stay under {@link #COMPETITION_MARGIN}, or two flows stepping in the same
+     * both have seen) must stay under {@link CompetitorDetector#COMPETITION_MARGIN}, or two flows stepping in the same
      * round stand a queue that reads as a competitor's (at exactly 2 the fluid model of two flows made
      * each yield to the other now and then).
      */
     static final double CATCH_UP_STEP_FACTOR = 1.75;
-    /** Each decrease of a round at least this many times the one before ... */
-    static final double SHRINK_ACCELERATION = 1.5;
-    /** ... through this many round trips in a row ... */
-    static final int ACCELERATING_SHRINK_ROUNDS = 2;
-    /** ... having taken at least this fraction of the window: a competitor doubling its window per round trip. */
-    static final double SLOW_START_SHRINK_FRACTION = 0.1;
-    /**
-     * Round trips (after the first) that the queue must stay drained behind a yield raised only by
-     * accelerating decreases for it to count as a false alarm: a newcomer doubling from a tenth of the
-     * link shows its own queue within four.
-     */
-    static final int FALSE_ALARM_ROUNDS = 6;
-    /**
-     * A yield this soon after the last false alarm ended gets the full hold: a competitor whose window
-     * does not fill the link (CUBIC after HyStart ended its slow start early) shows its queue again
-     * within a few round trips of our regrowth.
-     */
-    static final long FALSE_ALARM_SPACING_NANOS = 1_000_000_000L;
-    /** ... or this many round trips, if longer. */
-    static final int FALSE_ALARM_SPACING_ROUNDS = 20;
-    /**
-     * Round trips of congestion avoidance after the regrowth that follows a false alarm during which
-     * a rate below {@link #PROBATION_RATE_FRACTION} of the flow's typical rate before (an average of
-     * its settled rounds), with the queue at least half the aim, {@value #PROBATION_SHORT_ROUNDS}
-     * rounds in a row, is taken for a competitor (a newcomer whose slow start ended short of the path's
-     * capacity, which our own decrease would otherwise share the link with).
-     */
-    static final int FALSE_ALARM_PROBATION_ROUNDS = 16;
-    /** See {@link #FALSE_ALARM_PROBATION_ROUNDS}. */
-    static final double PROBATION_RATE_FRACTION = 0.75;
-    /** See {@link #FALSE_ALARM_PROBATION_ROUNDS}. */
-    static final int PROBATION_SHORT_ROUNDS = 3;
-    /**
-     * Behind a yield, a queue that stands above this fraction of the target (the level below which the
-     * link counts as not full) ...
-     */
-    static final double FALSE_ALARM_QUEUE_FRACTION = 0.25;
-    /**
-     * ... and above this is someone else's: an emulated or virtualised path reads a millisecond or
-     * two of queue even under two packets of ours.
-     */
-    static final long FALSE_ALARM_QUEUE_MICROS = 2_000;
     /** How long the largest delivery rate of a round trip is remembered (two half-length buckets). */
     static final long RATE_MEMORY_NANOS = 30_000_000_000L;
 
@@ -281,36 +209,13 @@ public final class LedbatPlusPlus implements CongestionControl {
     /** Round trips ended so far: the clock of the loss classifier's largest standing queue. */
     private long rounds;
     private final LossClassifier losses = new LossClassifier();
+    private final CompetitorDetector competitors;
     private long randomLosses;
-    private long yields;
-    private long falseAlarms;
-    private boolean unconfirmedYield;
-    private double windowBeforeYield;
-    private long yieldNanos = NEVER;
-    private int roundsSinceYield;
-    private int drainedRoundsSinceYield;
-    private int queuedRoundsSinceYield;
-    private long lastFalseAlarmNanos = NEVER;
-    private int probationRounds;
-    private int shortRounds;
-    private double rateAtRelease;
-    private double typicalRate;
     private long lossBoundUntilNanos = NEVER;
     private long standingQueueMicros;
-    private int roundsAboveTarget;
-    private boolean yielding;
-    private boolean stepHeld;
-    private long holdUntilNanos = NEVER;
-    private int quietRounds;
-    private long quietSinceNanos;
     private double lastRoundRate;
     private final double[] recentRoundRates = new double[REGROWTH_RATE_ROUNDS];
     private int recentRoundRateNext;
-    private double roundStartCwnd;
-    private double lastShrink;
-    private double shrinkStartCwnd;
-    private int acceleratingShrinks;
-    private int roundsInAvoidance;
     private long roundBytesAcked;
     /** The largest delivery rate of a round trip over about {@link #RATE_MEMORY_NANOS}. */
     private final BucketedMax maxRate = new BucketedMax(RATE_MEMORY_NANOS / 2);
@@ -325,6 +230,7 @@ public final class LedbatPlusPlus implements CongestionControl {
         this.rttFraction = rttFraction;
         this.quickSlowdowns = quickSlowdowns;
         this.cwnd = (double) INIT_CWND * mss;
+        this.competitors = new CompetitorDetector(mss);
     }
 
     /** LEDBAT++ as the draft specifies it, registered as {@value CongestionControls#LEDBAT_PLUS_PLUS}. */
@@ -429,7 +335,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 // a flow delivering less than half of the largest rate it has seen, unless held after
                 // yielding, shares the queue with another scavenger that took the link while it yielded:
                 // it steps further (CATCH_UP_STEP_FACTOR), so the two even out in seconds, not tens of seconds
-                boolean catchingUp = !stepHeld && lastRoundRate < UNDER_SHARE_FRACTION * maxRate.get();
+                boolean catchingUp = !competitors.stepHeld() && lastRoundRate < UNDER_SHARE_FRACTION * maxRate.get();
                 double step = lossBound ? Math.min(additiveStepPackets(), LOSS_BOUND_STEP)
                         : additiveStepPackets() * (catchingUp ? CATCH_UP_STEP_FACTOR : 1);
                 double aim = target * (1 - FAIR_STEP_FRACTION);
@@ -440,9 +346,9 @@ public final class LedbatPlusPlus implements CongestionControl {
                     // the link is not full: grow by an eighth per round trip rather than by one step
                     // (not while held after yielding: the queue of a competitor that just backed off, or
                     // paused, drains for a moment)
-                    fillingEmptyLink = !stepHeld && standingQueueMicros < target * STILL_EMPTY_FRACTION;
+                    fillingEmptyLink = !competitors.stepHeld() && standingQueueMicros < target * STILL_EMPTY_FRACTION;
                     perRtt = fillingEmptyLink ? Math.max(step, packets * EMPTY_GROWTH) : step;
-                } else if (yielding && queuing > target) {
+                } else if (competitors.yielding() && queuing > target) {
                     // a queue above the target that stood through round trips of our own decrease is
                     // someone else's: halve per round trip, as far as the draft ever goes, until the
                     // queue is back below the target
@@ -485,137 +391,24 @@ public final class LedbatPlusPlus implements CongestionControl {
             lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
             recentRoundRates[recentRoundRateNext++ % REGROWTH_RATE_ROUNDS] = lastRoundRate;
             maxRate.add(lastRoundRate, nowNanos);
-            if (phase == Phase.AVOIDANCE && !stepHeld && roundsInAvoidance > SETTLING_ROUNDS) {
-                // what a round delivers when this flow has the share it settled at: the largest rate
-                // seen reads well above the link's when acknowledgements arrive bunched
-                typicalRate = typicalRate == 0 ? lastRoundRate : typicalRate + (lastRoundRate - typicalRate) / 8;
-            }
-            // a competitor in slow start: our decrease, which removes the queue it adds, grows round by round
-            double shrink = (roundStartCwnd - cwnd) / mss;
-            acceleratingShrinks = phase == Phase.AVOIDANCE && shrink > 0 && lastShrink > 0 && shrink >= SHRINK_ACCELERATION * lastShrink
-                    ? acceleratingShrinks + 1 : 0;
-            if (acceleratingShrinks == 1) {
-                shrinkStartCwnd = roundStartCwnd + lastShrink * mss;
-            }
-            lastShrink = shrink;
-            roundStartCwnd = cwnd;
             roundBytesAcked = 0;
             standingQueueMicros = roundMinQueueMicros;
-            // counted in congestion avoidance only, once the overshoot of the slow start or regrowth that
-            // led there had its rounds to go: that queue is our own, and no competitor's
-            roundsInAvoidance = phase == Phase.AVOIDANCE ? roundsInAvoidance + 1 : 0;
-            boolean settled = roundsInAvoidance > SETTLING_ROUNDS;
-            roundsAboveTarget = settled && standingQueueMicros > COMPETITION_MARGIN * effectiveTargetMicros()
-                    ? roundsAboveTarget + 1 : 0;
-            if (settled && standingQueueMicros > COMPETITION_JUMP * effectiveTargetMicros()) {
-                // more than our own steps can stand up in congestion avoidance: someone else's, at once
-                roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
-            }
-            boolean queueSign = roundsAboveTarget >= COMPETITION_ROUNDS;
-            if (probationRounds > 0 && phase == Phase.AVOIDANCE && roundsInAvoidance > 1) {
-                // back from a false alarm: a link we fill again should deliver what it did; a good deal
-                // less, with the queue at the aim, is a competitor that does not fill the link alone
-                probationRounds--;
-                double aim = effectiveTargetMicros() * (1 - FAIR_STEP_FRACTION);
-                boolean shortOfRate = standingQueueMicros >= aim / 2 && lastRoundRate < PROBATION_RATE_FRACTION * rateAtRelease;
-                // rounds in a row: a stall of the path takes a round's rate down too
-                shortRounds = shortOfRate ? shortRounds + 1 : 0;
-                if (shortRounds >= PROBATION_SHORT_ROUNDS) {
-                    roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
-                    queueSign = true;
-                    probationRounds = 0;
+            double target = effectiveTargetMicros();
+            switch (competitors.endRound(phase == Phase.AVOIDANCE, cwnd, standingQueueMicros, target,
+                    target * (1 - FAIR_STEP_FRACTION), lastRoundRate, nowNanos, yieldHoldNanos(), rttNanos())) {
+                case YIELD -> cwnd = (double) MIN_CWND * mss;
+                case FALSE_ALARM -> {
+                    ssthresh = Math.max(competitors.windowBeforeYield(), (double) MIN_CWND * mss);
+                    phase = Phase.REGROWTH;
+                    // the empty queue refreshed the base delay as a slowdown does: the next one is timed from here
+                    slowdownStartNanos = competitors.yieldNanos();
                 }
-            }
-            if (settled && acceleratingShrinks >= ACCELERATING_SHRINK_ROUNDS
-                    && shrinkStartCwnd - cwnd >= SLOW_START_SHRINK_FRACTION * shrinkStartCwnd) {
-                roundsAboveTarget = Math.max(roundsAboveTarget, COMPETITION_ROUNDS);
-            }
-            if (unconfirmedYield) {
-                checkUnconfirmedYield(nowNanos);
-            }
-            if (roundsAboveTarget >= COMPETITION_ROUNDS) {
-                if (!yielding && !stepHeld) {
-                    // someone else's queue: TCP-LP's reaction, the minimum window, and no climbing back
-                    // for the hold time however empty the link looks
-                    unconfirmedYield = !queueSign;
-                    windowBeforeYield = Math.max(cwnd, shrinkStartCwnd);
-                    yieldNanos = nowNanos;
-                    roundsSinceYield = 0;
-                    drainedRoundsSinceYield = 0;
-                    queuedRoundsSinceYield = 0;
-                    cwnd = (double) MIN_CWND * mss;
-                    holdUntilNanos = nowNanos + yieldHoldNanos();
-                    yields++;
-                } else if (!yielding) {
-                    cwnd = (double) MIN_CWND * mss;
-                    holdUntilNanos = Math.max(holdUntilNanos, nowNanos + yieldHoldNanos());
+                case NONE -> {
                 }
-                yielding = true;
-                stepHeld = true;
-            } else if (standingQueueMicros <= effectiveTargetMicros()) {
-                yielding = false;
-            }
-            // the queue no longer stands above the target: whoever held it there left, was a scavenger
-            // that settled at its own target, or a TCP flow that does not fill the link (yet); past the
-            // hold, and once that lasted a few round trips, climb back
-            quietRounds = roundsAboveTarget == 0 ? quietRounds + 1 : 0;
-            if (quietRounds == 1) {
-                quietSinceNanos = nowNanos;
-            }
-            if (quietRounds >= RELEASE_QUIET_ROUNDS && nowNanos - quietSinceNanos >= RELEASE_QUIET_NANOS && nowNanos >= holdUntilNanos) {
-                stepHeld = false;
             }
             roundMinQueueMicros = Long.MAX_VALUE;
             roundStartNanos = nowNanos;
         }
-    }
-
-    /**
-     * After a yield raised only by our accelerating decreases: a newcomer in slow start shows its own
-     * queue within a few round trips of our leaving, while our own noise (a stall of the path that
-     * lifted the delay for a moment) leaves the link empty behind us. A queue that stays below a
-     * quarter of the target (or {@value #FALSE_ALARM_QUEUE_MICROS} us, if that is more) for
-     * {@value #FALSE_ALARM_ROUNDS} round trips ends the hold, and the window regrows by doubling to what
-     * it was, as after a slowdown; a queue above that through two round trips, or above half the target
-     * through one, confirms the yield.
-     */
-    private void checkUnconfirmedYield(long nowNanos) {
-        if (++roundsSinceYield == 1) {
-            return; // our own flight from before the yield is still draining
-        }
-        double target = effectiveTargetMicros();
-        if (standingQueueMicros > Math.max(FALSE_ALARM_QUEUE_MICROS, target * FALSE_ALARM_QUEUE_FRACTION)) {
-            // a newcomer's queue stands and grows (a scavenger's own slowdown may drain it again for a
-            // round); a stall of the path lifts one round a little
-            if (++queuedRoundsSinceYield >= 2 || standingQueueMicros > 2 * target * FALSE_ALARM_QUEUE_FRACTION
-                    || roundsSinceYield > 2 * FALSE_ALARM_ROUNDS) {
-                unconfirmedYield = false;
-            }
-            return;
-        }
-        queuedRoundsSinceYield = 0;
-        if (++drainedRoundsSinceYield < FALSE_ALARM_ROUNDS) {
-            return;
-        }
-        unconfirmedYield = false;
-        if (lastFalseAlarmNanos != NEVER && yieldNanos - lastFalseAlarmNanos < Math.max(FALSE_ALARM_SPACING_NANOS, FALSE_ALARM_SPACING_ROUNDS * rttNanos())) {
-            return; // twice in a row: a competitor that does not fill the link; the full hold this time
-        }
-        lastFalseAlarmNanos = nowNanos;
-        falseAlarms++;
-        probationRounds = FALSE_ALARM_PROBATION_ROUNDS;
-        shortRounds = 0;
-        rateAtRelease = typicalRate;
-        stepHeld = false;
-        yielding = false;
-        holdUntilNanos = nowNanos;
-        roundsAboveTarget = 0;
-        acceleratingShrinks = 0;
-        lastShrink = 0;
-        ssthresh = Math.max(windowBeforeYield, (double) MIN_CWND * mss);
-        phase = Phase.REGROWTH;
-        // the empty queue refreshed the base delay as a slowdown does: the next one is timed from here
-        slowdownStartNanos = yieldNanos;
     }
 
     /**
@@ -642,7 +435,7 @@ public final class LedbatPlusPlus implements CongestionControl {
      * (its queue below the target for a few round trips) is no invitation to climb back.
      */
     double additiveStepPackets() {
-        if (stepHeld) {
+        if (competitors.stepHeld()) {
             return gain();
         }
         double rate = maxRate.get();
@@ -726,12 +519,12 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     /** How often {@link #competitionAware} took a queue for someone else's and dropped to its minimum window. */
     public long yields() {
-        return yields;
+        return competitors.yields();
     }
 
     /** Yields that the drained queue behind them showed to be false alarms, and that ended early. */
     public long falseAlarms() {
-        return falseAlarms;
+        return competitors.falseAlarms();
     }
 
     /** Losses {@link #onLoss} took for random ones and did not answer. */
