@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.core;
 
+import io.ferry.transport.ledbat.wire.PacketReader;
+
 import io.ferry.transport.ledbat.cc.CongestionControl;
 import io.ferry.transport.ledbat.wire.UtpWire;
 
@@ -112,6 +114,93 @@ final class LossRecovery {
     /** The place in the transmission order of a packet about to be sent. */
     long nextSendOrder() {
         return ++sendOrderCounter;
+    }
+
+    /** What an acknowledgement did, for the connection; reused, valid until the next {@link #onAck}. */
+    static final class AckOutcome {
+        /** Payload bytes the cumulative acknowledgement took out of the outstanding packets. */
+        long payloadAcked;
+        /** The congestion window right after congestion control saw the newly acknowledged bytes; -1 if it saw none. */
+        long cwndAfterAck;
+        /** The RTT sample the acknowledgement gave, or -1. */
+        long rttSample;
+    }
+
+    private final AckOutcome ackOutcome = new AckOutcome();
+
+    /**
+     * Applies an acknowledgement that covers something outstanding, in one place: the packets it
+     * delivers (cumulatively and selectively), the RTT sample, progress or a duplicate acknowledgement,
+     * congestion control, loss detection by reordering and the tail-loss probe. The connection's only
+     * call for an acknowledgement; the steps below are package-private for the unit tests of each rule.
+     *
+     * @param ack               the packet, wrapped and valid, whose {@code ack_nr} was sent
+     * @param nextSeqNr         the sequence number the connection sends next (an ACK without a selective
+     *                          ACK describes everything before it)
+     * @param pureAck           a STATE without payload (a duplicate if it covers nothing new)
+     * @param timestampRttNanos the RTT the packet's timestamps give, or -1: the sample when Karn's rule gives none
+     * @param heldByPacer       whether the pacer held data back at the last send attempt
+     * @param nowNanos          the current time
+     */
+    AckOutcome onAck(PacketReader ack, int nextSeqNr, boolean pureAck, long timestampRttNanos, boolean heldByPacer,
+                     long nowNanos) {
+        AckOutcome outcome = ackOutcome;
+        outcome.payloadAcked = 0;
+        outcome.cwndAfterAck = -1;
+        int pktAck = ack.ackNr();
+        long flightBefore = outstanding.bytesInFlight();
+        long newlyAcked = 0;
+        // without a selective ACK the peer holds nothing past ack_nr, and says so of every packet
+        beginAck(ack.hasSelectiveAck() ? UtpWire.seqAdd(pktAck, 1 + ack.selectiveAckBits()) : nextSeqNr);
+        int cumulative = UtpWire.seqDiff(pktAck, UtpWire.seqAdd(outstanding.firstSeq(), -1));
+        for (int i = 0; i < cumulative; i++) {
+            int seq = outstanding.firstSeq();
+            if (!outstanding.isSacked(seq)) {
+                noteDelivered(seq, nowNanos);
+            }
+            outcome.payloadAcked += outstanding.payload(seq);
+            newlyAcked += outstanding.removeFirst();
+        }
+        boolean sackProgress = false;
+        if (ack.hasSelectiveAck() && !outstanding.isEmpty()) {
+            int bits = ack.selectiveAckBits();
+            for (int i = 0; i < bits; i++) {
+                if (!ack.isSelectivelyAcked(i)) {
+                    continue;
+                }
+                int seq = UtpWire.seqAdd(pktAck, 2 + i);
+                if (!outstanding.contains(seq)) {
+                    break;
+                }
+                if (outstanding.isSacked(seq)) {
+                    continue;
+                }
+                noteDelivered(seq, nowNanos);
+                newlyAcked += outstanding.markSacked(seq);
+                sackProgress = true;
+            }
+        }
+        long rttSample = rttSample(nowNanos);
+        boolean progress = cumulative > 0 || sackProgress;
+        if (rttSample < 0 && progress) {
+            rttSample = timestampRttNanos;
+        }
+        if (rttSample >= 0) {
+            rtt.onSample(rttSample);
+        }
+        outcome.rttSample = rttSample;
+        if (progress) {
+            onProgress(nowNanos);
+        } else if (pureAck) {
+            onDuplicateAck(nowNanos);
+        }
+        if (newlyAcked > 0) {
+            cc.onPacerHeld(heldByPacer);
+            cc.onAck(newlyAcked, flightBefore, rttSample, nowNanos);
+            outcome.cwndAfterAck = cc.cwndBytes();
+        }
+        afterAck(progress, nowNanos);
+        return outcome;
     }
 
     /**

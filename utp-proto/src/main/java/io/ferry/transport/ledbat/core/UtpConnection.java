@@ -905,62 +905,15 @@ public final class UtpConnection {
         if (outstanding.isEmpty()) {
             return true;
         }
-        long flightBefore = outstanding.bytesInFlight();
-        long newlyAcked = 0;
-        // without a selective ACK the peer holds nothing past ack_nr, and says so of every packet
-        recovery.beginAck(reader.hasSelectiveAck() ? UtpWire.seqAdd(pktAck, 1 + reader.selectiveAckBits()) : seqNr);
-
-        int cumulative = UtpWire.seqDiff(pktAck, UtpWire.seqAdd(outstanding.firstSeq(), -1));
-        for (int i = 0; i < cumulative; i++) {
-            int seq = outstanding.firstSeq();
-            if (!outstanding.isSacked(seq)) {
-                recovery.noteDelivered(seq, nowNanos);
-            }
-            if (finSent && seq == finSeq) {
-                finAcked = true;
-            }
-            bytesAcknowledged += outstanding.payload(seq);
-            newlyAcked += outstanding.removeFirst();
+        LossRecovery.AckOutcome ack = recovery.onAck(reader, seqNr,
+                type == PacketType.STATE && reader.payloadLength() == 0, timestampRttNanos(), heldByPacer, nowNanos);
+        bytesAcknowledged += ack.payloadAcked;
+        if (finSent && !finAcked && !outstanding.contains(finSeq)) {
+            finAcked = true;
         }
-        boolean sackProgress = false;
-        if (reader.hasSelectiveAck() && !outstanding.isEmpty()) {
-            int bits = reader.selectiveAckBits();
-            for (int i = 0; i < bits; i++) {
-                if (!reader.isSelectivelyAcked(i)) {
-                    continue;
-                }
-                int seq = UtpWire.seqAdd(pktAck, 2 + i);
-                if (!outstanding.contains(seq)) {
-                    break;
-                }
-                if (outstanding.isSacked(seq)) {
-                    continue;
-                }
-                recovery.noteDelivered(seq, nowNanos);
-                newlyAcked += outstanding.markSacked(seq);
-                sackProgress = true;
-            }
+        if (ack.cwndAfterAck >= 0) {
+            growSendBuffer(ack.cwndAfterAck);
         }
-
-        long rttSample = recovery.rttSample(nowNanos);
-        boolean progress = cumulative > 0 || sackProgress;
-        if (rttSample < 0 && progress) {
-            rttSample = timestampRttNanos();
-        }
-        if (rttSample >= 0) {
-            rtt.onSample(rttSample);
-        }
-        if (progress) {
-            recovery.onProgress(nowNanos);
-        } else if (type == PacketType.STATE && reader.payloadLength() == 0) {
-            recovery.onDuplicateAck(nowNanos);
-        }
-        if (newlyAcked > 0) {
-            cc.onPacerHeld(heldByPacer);
-            cc.onAck(newlyAcked, flightBefore, rttSample, nowNanos);
-            growSendBuffer();
-        }
-        recovery.afterAck(progress, nowNanos);
         return true;
     }
 
@@ -970,12 +923,12 @@ public final class UtpConnection {
      * write is there when the acknowledgements come. Bounded by {@link UtpConfig#sendBufferMax()};
      * never shrinks.
      */
-    private void growSendBuffer() {
+    private void growSendBuffer(long cwndBytes) {
         long max = config.sendBufferMax();
         if (sendBufferLimit >= max) {
             return;
         }
-        long wanted = 2 * Math.min(cc.cwndBytes(), peerWindow);
+        long wanted = 2 * Math.min(cwndBytes, peerWindow);
         if (wanted > sendBufferLimit) {
             sendBufferLimit = Math.min(max, wanted);
         }

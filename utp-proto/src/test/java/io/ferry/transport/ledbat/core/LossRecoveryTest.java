@@ -12,8 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link LossRecovery} on its own: an {@link OutstandingPackets} filled by hand, a congestion control
- * that records what it is told, and the timers it arms. Acknowledgements are played as the connection
- * plays them ({@code beginAck}, {@code noteDelivered}, ...), so each rule is checked without a peer.
+ * that records what it is told, and the timers it arms. Real acknowledgements go through the entry point
+ * the connection calls ({@link LossRecovery#onAck}); the rules are also checked step by step
+ * ({@code beginAck}, {@code noteDelivered}, ...), where an acknowledgement's reach smaller than a real
+ * bitmask's 32 packets keeps a scenario short.
  */
 class LossRecoveryTest {
     private static final long MS = 1_000_000L;
@@ -88,6 +90,70 @@ class LossRecoveryTest {
         recovery.beginAck(nextSeq);
         recovery.onDuplicateAck(now);
         recovery.afterAck(false, now);
+    }
+
+    /** A real STATE packet: {@code ack_nr}, and a selective ACK of {@code ack_nr + 2 + bit} for each bit. */
+    private static io.netty.buffer.ByteBuf state(int ackNr, int... sackBits) {
+        io.netty.buffer.ByteBuf b = Unpooled.buffer();
+        io.ferry.transport.ledbat.wire.SelectiveAckBitmap bitmap = new io.ferry.transport.ledbat.wire.SelectiveAckBitmap();
+        for (int bit : sackBits) {
+            bitmap.set(bit);
+        }
+        io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(b, io.ferry.transport.ledbat.wire.PacketType.STATE,
+                bitmap.isEmpty() ? UtpWire.EXTENSION_NONE : 1, 7, 0, 0, 1 << 20, 1, ackNr);
+        if (!bitmap.isEmpty()) {
+            io.ferry.transport.ledbat.wire.PacketWriter.writeSelectiveAck(b, UtpWire.EXTENSION_NONE, bitmap);
+        }
+        return b;
+    }
+
+    private LossRecovery.AckOutcome onAck(io.netty.buffer.ByteBuf packet, boolean pacerHeld, long now) {
+        io.ferry.transport.ledbat.wire.PacketReader reader = new io.ferry.transport.ledbat.wire.PacketReader();
+        assertEquals(io.ferry.transport.ledbat.wire.PacketValidity.VALID, reader.wrap(packet));
+        try {
+            return recovery.onAck(reader, nextSeq, true, 77 * MS, pacerHeld, now);
+        } finally {
+            packet.release();
+        }
+    }
+
+    @Test
+    void anAcknowledgementThroughTheEntryPointDeliversSamplesTellsCongestionControlAndFindsTheLoss() {
+        int first = send(6, 0);
+        send(1, 10 * MS);
+        // cumulative up to first, selectively first + 2 .. first + 4 (bits 0..2) and first + 6 (bit 4)
+        LossRecovery.AckOutcome out = onAck(state(first, 0, 1, 2, 4), true, 60 * MS);
+        assertEquals(PAYLOAD, out.payloadAcked, "the cumulative part left the outstanding packets");
+        assertEquals(50 * MS, out.rttSample, "from the newest packet covered, sent at 10 ms");
+        assertEquals(5 * PAYLOAD, cc.ackedBytes, "congestion control saw everything newly acknowledged");
+        assertEquals(7 * PAYLOAD, cc.flightBeforeAck);
+        assertEquals(50 * MS, cc.ackRttSample);
+        assertTrue(cc.pacerHeld);
+        assertEquals(cc.cwndBytes(), out.cwndAfterAck);
+        assertEquals(50 * MS, rtt.srttNanos(), "the RTT estimator took the sample");
+        assertEquals(first + 1, outstanding.firstLost(), "four later deliveries: first + 1 is lost");
+        assertFalse(outstanding.isInFlight(first + 5),
+                "with two packets unaccounted for the threshold drops to one (early retransmit): lost too");
+        assertEquals(1, cc.reductions, "one congestion event");
+
+        // nothing new: a duplicate; no RTT sample, no bytes for congestion control
+        out = onAck(state(first, 0, 1, 2, 4), false, 70 * MS);
+        assertEquals(0, out.payloadAcked);
+        assertEquals(-1, out.rttSample);
+        assertEquals(-1, out.cwndAfterAck);
+        assertEquals(5 * PAYLOAD, cc.ackedBytes);
+    }
+
+    @Test
+    void withoutAKarnSampleTheEntryPointFallsBackToTheTimestampsRtt() {
+        int first = send(2, 0);
+        outstanding.markLost(first);
+        outstanding.markLost(first + 1);
+        resend(first, 20 * MS);
+        resend(first + 1, 20 * MS);
+        LossRecovery.AckOutcome out = onAck(state(first + 1), false, 100 * MS);
+        assertEquals(77 * MS, out.rttSample, "both covered packets were retransmitted: the timestamps' RTT");
+        assertEquals(2 * PAYLOAD, out.payloadAcked);
     }
 
     @Test
@@ -384,8 +450,21 @@ class LossRecoveryTest {
         public void onDelaySample(int delayMicros32, long nowNanos) {
         }
 
+        long ackedBytes;
+        long flightBeforeAck;
+        long ackRttSample;
+        boolean pacerHeld;
+
         @Override
         public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
+            ackedBytes += bytesNewlyAcked;
+            flightBeforeAck = bytesInFlightBeforeAck;
+            ackRttSample = rttSampleNanos;
+        }
+
+        @Override
+        public void onPacerHeld(boolean held) {
+            pacerHeld = held;
         }
 
         @Override
