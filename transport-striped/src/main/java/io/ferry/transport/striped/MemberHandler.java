@@ -56,7 +56,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
 
     // once bound
     private StripedChannel striped;
-    private StripedChannel.Member member;
+    private StripeMember member;
     private final byte[] header = new byte[StripedWire.BLOCK_HEADER];
     private int headerFill;
     private long blockOffset;
@@ -229,7 +229,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (state == State.BOUND) {
             StripedChannel s = striped;
-            StripedChannel.Member m = member;
+            StripeMember m = member;
             s.onLoop(() -> s.onMemberReadComplete(m));
         } else if (state == State.AWAIT_GREETING || state == State.AWAIT_HELLO) {
             ctx.executor().execute(ctx::read); // after this read ends, so that epoll looks at the socket again
@@ -237,7 +237,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Joins the striped channel: from now on what the member reads goes there. Call on the member's loop. */
-    void bind(StripedChannel channel, StripedChannel.Member m) {
+    void bind(StripedChannel channel, StripeMember m) {
         if (state == State.DEAD) {
             channel.onLoop(() -> channel.fail(m, new java.net.ConnectException("member connection " + index
                     + " failed before its striped channel took it")));
@@ -280,7 +280,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
 
     private void process(ByteBuf in) {
         StripedChannel s = striped;
-        StripedChannel.Member m = member;
+        StripeMember m = member;
         if (!s.isFramed()) {
             long offset = streamOffset;
             streamOffset += in.readableBytes();
@@ -356,7 +356,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
 
     private void inputEnded() {
         StripedChannel s = striped;
-        StripedChannel.Member m = member;
+        StripeMember m = member;
         if (blockRemaining > 0 || headerFill > 0) {
             s.onLoop(() -> s.fail(m, new ProtocolException("member " + m.index + " ended inside a block")));
             return;
@@ -376,7 +376,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (state == State.BOUND) {
             StripedChannel s = striped;
-            StripedChannel.Member m = member;
+            StripeMember m = member;
             s.onLoop(() -> s.fail(m, cause));
         } else if (state == State.AWAIT_HELLO) {
             state = State.DEAD;
@@ -400,7 +400,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         if (state == State.BOUND) {
             StripedChannel s = striped;
-            StripedChannel.Member m = member;
+            StripeMember m = member;
             s.onLoop(() -> s.onMemberInactive(m));
         } else if (state == State.AWAIT_GREETING) {
             fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress()

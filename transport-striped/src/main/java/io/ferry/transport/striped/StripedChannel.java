@@ -1,6 +1,5 @@
 package io.ferry.transport.striped;
 
-import io.ferry.transport.spi.FileRegionChunks;
 import io.ferry.transport.spi.GracefulClose;
 
 import io.ferry.transport.ChannelOptions;
@@ -32,10 +31,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -67,7 +62,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     private final boolean framed;
     private volatile Duration linger;
     private EventLoop loop;
-    private Member[] members;
+    private StripeMember[] members;
     /** The members' handlers, bound to this channel once it is registered; null before they are attached. */
     private MemberHandler[] handlers;
     private boolean membersBound;
@@ -81,17 +76,13 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     private volatile boolean active = true;
     private volatile boolean outputShutdown;
     private volatile boolean inputShutdown;
-    private volatile long bytesSent;
     private volatile long bytesReceived;
 
     // writing (striped event loop)
-    private long sendOffset;
-    private int nextMember;
+    private final StripeWriter writer;
 
     // reading (striped event loop)
-    private final TreeMap<Long, ByteBuf> reorder = new TreeMap<>();
-    private volatile long reorderBytes;
-    private long receiveOffset;
+    private final StripeReassembly reorder = new StripeReassembly();
     private final io.ferry.transport.spi.ReadLoop reads = new io.ferry.transport.spi.ReadLoop(this);
     private boolean delivering;
     private boolean failed;
@@ -112,6 +103,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         this.linger = linger;
         this.connectOptions = connectOptions;
         this.active = connectOptions == null;
+        this.writer = new StripeWriter(this, framed);
         config.setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         attr(FerryChannels.TRANSPORT).set(transport);
     }
@@ -130,9 +122,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
      * first member's event loop.
      */
     void attach(List<Channel> memberChannels, MemberHandler[] memberHandlers) {
-        Member[] list = new Member[memberChannels.size()];
+        StripeMember[] list = new StripeMember[memberChannels.size()];
         for (int i = 0; i < list.length; i++) {
-            list[i] = new Member(i, memberChannels.get(i));
+            list[i] = new StripeMember(i, memberChannels.get(i));
         }
         if (loop == null) {
             this.loop = memberChannels.get(0).eventLoop();
@@ -163,7 +155,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     /** Resets the members of an accepted channel that no acceptor took (its listener closed first). */
     void resetUnclaimed() {
         abandon();
-        for (Member m : members) {
+        for (StripeMember m : members) {
             FerryChannels.abort(m.channel);
         }
     }
@@ -183,7 +175,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         membersBound = true;
         for (int i = 0; i < handlers.length; i++) {
             MemberHandler h = handlers[i];
-            Member m = members[i];
+            StripeMember m = members[i];
             h.channel().eventLoop().execute(() -> h.bind(this, m));
         }
     }
@@ -230,7 +222,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             return List.of();
         }
         List<Channel> list = new ArrayList<>(members.length);
-        for (Member m : members) {
+        for (StripeMember m : members) {
             list.add(m.channel);
         }
         return Collections.unmodifiableList(list);
@@ -242,7 +234,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             return List.of();
         }
         List<TransportStatistics> list = new ArrayList<>(members.length);
-        for (Member m : members) {
+        for (StripeMember m : members) {
             TransportStatistics last = m.lastStatistics;
             list.add(last != null && !m.channel.isOpen() ? last : transport.underlying().statistics(m.channel));
         }
@@ -254,12 +246,12 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
      * application does not read. Past {@link #REORDER_LIMIT} the members that are ahead stop reading.
      */
     public long heldBytes() {
-        return reorderBytes;
+        return reorder.heldBytes();
     }
 
     /** Application bytes written to this channel and handed to the members. */
     long bytesSent() {
-        return bytesSent;
+        return writer.bytesSent();
     }
 
     /** Application bytes delivered in order to this channel's pipeline. */
@@ -282,10 +274,10 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     /** The member connections, empty before they are attached. */
     List<Channel> memberChannels() {
-        Member[] m = members;
+        StripeMember[] m = members;
         List<Channel> list = new ArrayList<>(m == null ? 0 : m.length);
         if (m != null) {
-            for (Member member : m) {
+            for (StripeMember member : m) {
                 list.add(member.channel);
             }
         }
@@ -375,12 +367,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
         open = false;
         active = false;
-        for (ByteBuf buf : reorder.values()) {
-            buf.release();
-        }
-        reorder.clear();
-        reorderBytes = 0;
-        for (Member m : members == null ? new Member[0] : members) {
+        reorder.discard();
+        for (StripeMember m : members == null ? new StripeMember[0] : members) {
             if (m.channel.isOpen()) {
                 m.keepStatistics(transport);
                 FerryChannels.abort(m.channel); // a graceful close closed them already: this close is a failure or an abort
@@ -410,124 +398,13 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         if (!isActive()) {
             throw new ClosedChannelException();
         }
-        push(in, false);
+        writer.push(members, in, false, carriesFileRegions());
     }
 
-    /**
-     * Moves queued bytes to members: to whichever is writable, or, when {@code force}, to every member in
-     * turn (a close or half-close hands everything over and lets each member drain at its own pace).
-     */
-    private void push(ChannelOutboundBuffer in, boolean force) {
-        boolean[] touched = new boolean[members.length];
-        for (;;) {
-            Object msg = in.current();
-            if (msg == null) {
-                break;
-            }
-            if (msg instanceof FileRegion && !carriesFileRegions()) {
-                // read a block at a time and sent as bytes are: the region is never in memory whole
-                FileRegion region = (FileRegion) msg;
-                if (region.transferred() >= region.count()) {
-                    in.remove();
-                    continue;
-                }
-                Member m = pick(force);
-                if (m == null) {
-                    break;
-                }
-                ByteBuf chunk;
-                try {
-                    chunk = FileRegionChunks.next(region, m.channel.alloc(), BLOCK_SIZE);
-                } catch (java.io.IOException e) {
-                    in.remove(e);
-                    continue;
-                }
-                if (chunk == null) {
-                    in.remove(); // the region says it is done
-                    continue;
-                }
-                int length = chunk.readableBytes();
-                send(m, chunk, length);
-                touched[m.index] = true;
-                in.progress(length);
-                continue;
-            }
-            if (msg instanceof FileRegion) {
-                // unframed over one kernel socket (carriesFileRegions): the region goes to it whole
-                Member m = pick(force);
-                if (m == null) {
-                    break;
-                }
-                FileRegion region = (FileRegion) msg;
-                if (region instanceof io.netty.channel.DefaultFileRegion && region.transferred() == 0) {
-                    try {
-                        // the member's own write of a region longer than its file fails after this write
-                        // completed: check here, as Netty's socket channels do before they send
-                        io.netty.channel.DefaultFileRegion file = (io.netty.channel.DefaultFileRegion) region;
-                        file.open();
-                        validateFileRegion(file, 0);
-                    } catch (java.io.IOException e) {
-                        in.remove(e);
-                        continue;
-                    }
-                }
-                long length = region.count() - region.transferred();
-                m.written += length;
-                m.channel.write(region.retain(), m.channel.voidPromise());
-                touched[m.index] = true;
-                sendOffset += length;
-                bytesSent += length;
-                in.progress(length);
-                in.remove();
-                continue;
-            }
-            ByteBuf buf = (ByteBuf) msg;
-            if (!buf.isReadable()) {
-                in.remove();
-                continue;
-            }
-            Member m = pick(force);
-            if (m == null) {
-                break; // every member is full; a member's writability change resumes
-            }
-            int length = framed ? Math.min(buf.readableBytes(), BLOCK_SIZE) : buf.readableBytes();
-            send(m, buf.readRetainedSlice(length), length);
-            touched[m.index] = true;
-            in.progress(length);
-            if (!buf.isReadable()) {
-                in.remove();
-            }
-        }
-        for (Member m : members) {
-            if (touched[m.index]) {
-                m.channel.flush();
-            }
-        }
-    }
-
-    /** Hands {@code length} bytes of the stream to member {@code m}, behind a block header when framed. */
-    private void send(Member m, ByteBuf piece, int length) {
-        Channel ch = m.channel;
-        if (framed) {
-            m.recordBlock(sendOffset, length);
-            ch.write(StripedWire.blockHeader(ch.alloc(), sendOffset, length), ch.voidPromise());
-        } else {
-            m.written += length;
-        }
-        ch.write(piece, ch.voidPromise());
-        sendOffset += length;
-        bytesSent += length;
-    }
-
-    private Member pick(boolean force) {
-        for (int i = 0; i < members.length; i++) {
-            Member m = members[(nextMember + i) % members.length];
-            if (m.channel.isActive() && (force || m.channel.isWritable())) {
-                nextMember = (m.index + 1) % members.length;
-                return m;
-            }
-        }
-        return null;
+    /** Checks a file region before its first byte goes to a kernel socket, as Netty's socket channels do. */
+    void checkFileRegion(io.netty.channel.DefaultFileRegion region) throws java.io.IOException {
+        region.open();
+        validateFileRegion(region, 0);
     }
 
     @Override
@@ -547,30 +424,28 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
     }
 
-    void onMemberData(Member m, long offset, ByteBuf piece) {
+    void onMemberData(StripeMember m, long offset, ByteBuf piece) {
         int length = piece.readableBytes();
         if (!open || inputShutdown || failed || length == 0) {
             piece.release();
             return;
         }
-        if (offset < receiveOffset || reorder.containsKey(offset)) {
+        if (!reorder.add(offset, piece)) {
             piece.release();
             fail(m, new ProtocolException("member " + m.index + " of " + this + " sent bytes at offset " + offset
-                    + " again (the stream is at " + receiveOffset + "): the peer is not a correct striped sender"));
+                    + " again (the stream is at " + reorder.nextOffset() + "): the peer is not a correct striped sender"));
             return;
         }
-        reorder.put(offset, piece);
-        reorderBytes += length;
         m.lastEnd = Math.max(m.lastEnd, offset + length);
     }
 
-    void onMemberReadComplete(Member m) {
+    void onMemberReadComplete(StripeMember m) {
         if (open) {
             deliver();
         }
     }
 
-    void onMemberInputShutdown(Member m) {
+    void onMemberInputShutdown(StripeMember m) {
         m.inputDone = true;
         if (open) {
             deliver();
@@ -590,7 +465,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     }
 
     /** A member failed or closed underneath: the stream is broken, and so is this channel. */
-    void fail(Member m, Throwable cause) {
+    void fail(StripeMember m, Throwable cause) {
         if (!open || failed || closing != null) {
             return;
         }
@@ -611,16 +486,11 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             // loop; a handler that read()s again in its read-complete gets the next loop here
             while (open) {
                 while (open && reads.reading() && nextInOrder()) {
-                    Map.Entry<Long, ByteBuf> first = reorder.pollFirstEntry();
-                    ByteBuf data = first.getValue();
+                    ByteBuf data = reorder.takeNext();
                     ByteBuf message = reads.next(data);
                     int length = message.readableBytes();
-                    receiveOffset += length;
-                    reorderBytes -= length;
                     bytesReceived += length;
-                    if (message != data) {
-                        reorder.put(receiveOffset, data); // the rest of the piece, re-keyed at its new first byte
-                    }
+                    reorder.delivered(length, message != data ? data : null); // the rest of the piece is held again
                     reads.fire(message);
                     reads.proceed(this::nextInOrder);
                 }
@@ -636,9 +506,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
                 endOfInput();
                 return;
             }
-            if (allInputDone() && !reorder.isEmpty() && reorder.firstKey() != receiveOffset) {
+            if (allInputDone() && !reorder.isEmpty() && !reorder.hasNext()) {
                 fail(members[0], new ProtocolException("every member of " + this + " ended but the stream has a gap at offset "
-                        + receiveOffset + ": the peer is not a correct striped sender"));
+                        + reorder.nextOffset() + ": the peer is not a correct striped sender"));
                 return;
             }
             pumpReads();
@@ -649,7 +519,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     /** Whether the stream's next byte is here. */
     private boolean nextInOrder() {
-        return !reorder.isEmpty() && reorder.firstKey() == receiveOffset;
+        return reorder.hasNext();
     }
 
     /** Auto-read was switched off (from the config, on this channel's loop). */
@@ -659,7 +529,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     }
 
     private boolean allInputDone() {
-        for (Member m : members) {
+        for (StripeMember m : members) {
             if (!m.inputDone) {
                 return false;
             }
@@ -677,8 +547,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             return;
         }
         boolean want = isActive() && !inputShutdown && reads.reading();
-        for (Member m : members) {
-            boolean on = want && !m.inputDone && (reorderBytes < REORDER_LIMIT || m.lastEnd <= receiveOffset);
+        for (StripeMember m : members) {
+            boolean on = want && !m.inputDone && (reorder.heldBytes() < REORDER_LIMIT || m.lastEnd <= reorder.nextOffset());
             if (on != m.reading) {
                 m.reading = on;
                 autoRead(m.channel, on);
@@ -709,7 +579,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
     }
 
-    void onMemberInactive(Member m) {
+    void onMemberInactive(StripeMember m) {
         if (m.inputDone && outputShutdown) {
             return; // both directions of the member ended: some transports (uTP) then close the connection
         }
@@ -740,13 +610,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     @Override
     protected void shutdownInput0(ChannelPromise promise) {
         inputShutdown = true;
-        for (ByteBuf buf : reorder.values()) {
-            buf.release();
-        }
-        reorder.clear();
-        reorderBytes = 0;
+        reorder.discard();
         List<ChannelFuture> all = new ArrayList<>();
-        for (Member m : members) {
+        for (StripeMember m : members) {
             if (m.channel instanceof DuplexChannel) {
                 all.add(((DuplexChannel) m.channel).shutdownInput());
             }
@@ -776,11 +642,11 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in != null) {
             in.addFlush();
-            push(in, true);
+            writer.push(members, in, true, carriesFileRegions());
         }
         outputShutdown = true;
         List<ChannelFuture> all = new ArrayList<>();
-        for (Member m : members) {
+        for (StripeMember m : members) {
             ChannelPromise done = m.channel.newPromise();
             all.add(done);
             m.channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
@@ -819,7 +685,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     ChannelFuture abort() {
         ChannelPromise promise = newPromise();
         onLoop(() -> {
-            for (Member m : members) {
+            for (StripeMember m : members) {
                 if (m.channel.isOpen()) {
                     FerryChannels.abort(m.channel);
                 }
@@ -836,11 +702,11 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in != null && !outputShutdown) {
             in.addFlush();
-            push(in, true);
+            writer.push(members, in, true, carriesFileRegions());
         }
         List<Future<Void>> memberCloses = new ArrayList<>();
-        for (Member m : members) {
-            memberCloses.add(closeGracefully(m));
+        for (StripeMember m : members) {
+            memberCloses.add(StripedClose.closeMember(m, linger, transport));
         }
         AtomicInteger left = new AtomicInteger(memberCloses.size());
         for (Future<Void> f : memberCloses) {
@@ -852,77 +718,11 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
     }
 
-    /**
-     * Closes a member once it has written what it was given (its own close then lingers for the
-     * acknowledgements), or after the linger if its writes cannot drain, so that a dead path still ends.
-     */
-    private Future<Void> closeGracefully(Member m) {
-        Channel ch = m.channel;
-        io.netty.util.concurrent.Promise<Void> result = ch.eventLoop().newPromise();
-        AtomicBoolean started = new AtomicBoolean();
-        Runnable close = () -> {
-            if (started.compareAndSet(false, true)) {
-                m.keepStatistics(transport);
-                ch.close().addListener(f -> {
-                    if (f.isSuccess()) {
-                        result.trySuccess(null);
-                    } else {
-                        result.tryFailure(f.cause());
-                    }
-                });
-            }
-        };
-        if (!ch.isActive()) {
-            close.run();
-            return result;
-        }
-        ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> close.run());
-        if (!linger.isZero()) {
-            ch.eventLoop().schedule(close, linger.toMillis(), TimeUnit.MILLISECONDS);
-        } else {
-            close.run();
-        }
-        return result;
-    }
-
     private void finishClosing(List<Future<Void>> memberCloses) {
-        long unacknowledged = 0;
-        boolean estimated = false;
-        List<String> why = new ArrayList<>();
         List<UndeliveredDataException> losses = new ArrayList<>();
-        Throwable other = null;
-        for (int i = 0; i < memberCloses.size(); i++) {
-            Throwable cause = memberCloses.get(i).cause();
-            if (cause instanceof UndeliveredDataException) {
-                UndeliveredDataException loss = (UndeliveredDataException) cause;
-                losses.add(loss);
-                unacknowledged += loss.unacknowledgedBytes();
-                estimated |= loss.isEstimated();
-                why.add("member " + i + ": " + loss.getMessage());
-            } else if (cause != null && other == null) {
-                other = cause;
-            }
-        }
+        Throwable failure = StripedClose.outcome(memberCloses, members, framed, writer.sendOffset(), remoteAddress(), losses);
         memberLosses.addAll(losses);
         transport.closed(this);
-        if (framed && !losses.isEmpty()) {
-            // What a member did not deliver leaves a gap in the stream: every byte from the first gap on
-            // may be missing at the peer's application, whichever member carried it.
-            long firstGap = sendOffset;
-            for (int i = 0; i < memberCloses.size(); i++) {
-                Throwable cause = memberCloses.get(i).cause();
-                if (cause instanceof UndeliveredDataException) {
-                    firstGap = Math.min(firstGap, members[i].firstUndelivered(
-                            ((UndeliveredDataException) cause).unacknowledgedBytes(), sendOffset));
-                }
-            }
-            unacknowledged = sendOffset - firstGap;
-            estimated = true;
-        }
-        Throwable failure = losses.isEmpty() ? other
-                : new UndeliveredDataException(remoteAddress(), unacknowledged, false, estimated,
-                        losses.size() + " of " + members.length + " member connections could not deliver everything ("
-                                + String.join("; ", why) + ")");
         ((StripedUnsafe) unsafe()).closeNow(closing.end(this, failure));
     }
 
@@ -980,7 +780,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             }
             if (closing == null && open && active && !failed) {
                 if (linger.isZero()) {
-                    for (Member m : members) {
+                    for (StripeMember m : members) {
                         FerryChannels.abort(m.channel);
                     }
                     super.close(promise);
@@ -994,67 +794,6 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
         void closeNow(ChannelPromise promise) {
             super.close(promise);
-        }
-    }
-
-    /** One member connection as the striped channel sees it. Fields are used on the striped event loop. */
-    static final class Member {
-        /** Blocks remembered per member to map what it did not deliver back to stream offsets. */
-        static final int MAX_RECORDS = 1 << 16;
-
-        final int index;
-        final Channel channel;
-        boolean reading;
-        boolean inputDone;
-        long lastEnd;
-        /** The member's statistics as it began to close (a closed channel may no longer count its bytes). */
-        volatile TransportStatistics lastStatistics;
-
-        void keepStatistics(StripedTransport transport) {
-            try {
-                lastStatistics = transport.underlying().statistics(channel);
-            } catch (RuntimeException gone) {
-                // what was kept before stays
-            }
-        }
-
-        /** Bytes written to the member, block headers included: its own stream's length. */
-        long written;
-        /** The latest blocks sent: {position in the member's stream, stream offset}. */
-        private final java.util.ArrayDeque<long[]> blocks = new java.util.ArrayDeque<>();
-
-        void recordBlock(long streamOffset, int length) {
-            if (blocks.size() == MAX_RECORDS) {
-                blocks.pollFirst();
-            }
-            blocks.addLast(new long[] {written, streamOffset});
-            written += StripedWire.BLOCK_HEADER + length;
-        }
-
-        /**
-         * The stream offset from which this member may not have delivered, given the bytes of its own
-         * stream it did not get acknowledged: the start of the block holding its first unacknowledged
-         * byte, or 0 when that block is older than those remembered.
-         */
-        long firstUndelivered(long unacknowledged, long streamEnd) {
-            if (unacknowledged <= 0) {
-                return streamEnd;
-            }
-            long position = written - unacknowledged;
-            long found = 0;
-            java.util.Iterator<long[]> newestFirst = blocks.descendingIterator();
-            while (newestFirst.hasNext()) {
-                long[] block = newestFirst.next();
-                if (block[0] <= position) {
-                    return block[1];
-                }
-            }
-            return found;
-        }
-
-        Member(int index, Channel channel) {
-            this.index = index;
-            this.channel = channel;
         }
     }
 
