@@ -163,7 +163,9 @@ public final class StripedTransport implements Transport {
         int count = options.get(FerryChannelOption.STREAMS).orElse(1);
         Duration timeout = options.get(FerryChannelOption.CONNECT_TIMEOUT)
                 .orElse(Duration.ofMillis(striped.config().getConnectTimeoutMillis()));
-        ChannelOptions members = memberOptions(options);
+        // the bootstrap's CONNECT_TIMEOUT_MILLIS bounds the members' own connects too: a member whose SYN
+        // goes unanswered would otherwise wait for its transport's default
+        ChannelOptions members = memberOptions(options).toBuilder().set(FerryChannelOption.CONNECT_TIMEOUT, timeout).build();
         java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector;
         if (local == null) {
             connector = init -> underlying.connect(remote, init, members);

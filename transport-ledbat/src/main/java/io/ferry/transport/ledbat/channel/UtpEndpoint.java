@@ -186,14 +186,13 @@ final class UtpEndpoint {
 
     // ------------------------------------------------------------------ connections
 
-    /** From now on new SYNs go to {@code acceptor}, within its admission limits. Any thread. */
+    /**
+     * From now on new SYNs go to {@code acceptor}, within its admission limits. Any thread, and at once:
+     * a client may dial as soon as the listener's bind completed, before this socket's loop runs a task.
+     */
     void setAcceptor(UtpServerChannel acceptor) {
         this.acceptor = acceptor;
-        if (socket != null && !socket.eventLoop().inEventLoop()) {
-            socket.eventLoop().execute(() -> core.startAccepting(acceptor.admission(), acceptor.resetRate()));
-        } else {
-            core.startAccepting(acceptor.admission(), acceptor.resetRate());
-        }
+        core.startAccepting(acceptor.admission(), acceptor.resetRate());
     }
 
     /**
@@ -201,12 +200,12 @@ final class UtpEndpoint {
      * May be called from any thread.
      */
     void acceptorClosed() {
+        core.stopAccepting(); // at once: a SYN read before the loop runs the rest is refused, not accepted
         if (socket != null && !socket.eventLoop().inEventLoop()) {
             socket.eventLoop().execute(this::acceptorClosed);
             return;
         }
         acceptorClosed = true;
-        core.stopAccepting();
         closeIfIdle();
     }
 

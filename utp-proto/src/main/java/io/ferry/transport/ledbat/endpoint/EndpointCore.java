@@ -30,7 +30,9 @@ import java.util.function.IntSupplier;
  * being dropped: a legitimate client whose handshake completes within the time the flood takes to
  * cycle through the limit connects while the flood lasts.
  *
- * <p>One thread per instance (the socket's event loop); the counters may be read from any thread.
+ * <p>One thread per instance (the socket's event loop); {@link #startAccepting} and {@link #stopAccepting}
+ * may be called from any thread (a listener becomes ready before its sockets' loops run a task), and the
+ * counters may be read from any thread.
  *
  * @param <C> the driver's handle for a connection (its channel)
  */
@@ -61,8 +63,8 @@ public final class EndpointCore<C> {
     private final Set<C> halfOpen = new LinkedHashSet<>();
     /** Accepted connections whose initiator proved its address and that are not yet forgotten. */
     private final Set<C> established = new HashSet<>();
-    private Admission admission;
-    private boolean accepting;
+    private volatile Admission admission;
+    private volatile boolean accepting;
     private InetSocketAddress admitted;
     private C target;
     private ByteBuf response;
@@ -85,14 +87,14 @@ public final class EndpointCore<C> {
         this.resets = new ResetLimiter(resetRate);
     }
 
-    /** New SYNs from now on are admitted by {@code admission} (shared by the listener's sockets). */
+    /** New SYNs from now on are admitted by {@code admission} (shared by the listener's sockets). Any thread. */
     public void startAccepting(Admission admission, int resetRate) {
+        resets.rate(resetRate);
         this.admission = admission;
         this.accepting = true;
-        resets.rate(resetRate);
     }
 
-    /** New SYNs from now on are answered as packets for unknown connections; accepted ones live on. */
+    /** New SYNs from now on are answered as packets for unknown connections; accepted ones live on. Any thread. */
     public void stopAccepting() {
         accepting = false;
     }

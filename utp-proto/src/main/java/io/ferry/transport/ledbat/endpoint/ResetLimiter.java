@@ -8,7 +8,7 @@ final class ResetLimiter {
 
     private static final long SECOND = 1_000_000_000L;
 
-    private int rate;
+    private volatile int rate;
     private int tokens = -1;
     private long refilledAt;
     private volatile long suppressed;
