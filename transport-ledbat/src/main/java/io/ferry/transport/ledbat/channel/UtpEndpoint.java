@@ -48,8 +48,15 @@ final class UtpEndpoint {
     private final UtpTransport transport;
     private final boolean connectedSocket;
     /** The routing decisions: connection table, admission, RESET limiter. */
+    /**
+     * Off: under a flood that overfills the socket's kernel queue an initiator's lost confirmation got it
+     * evicted and then reset (CI, 2026-11-27), where dropping new SYNs lets its data confirm it later. On
+     * again once half-open entries are a few bytes each and outlive that (see {@link EndpointCore}).
+     */
+    static final boolean EVICT_HALF_OPEN = false;
+
     private final EndpointCore<UtpSocketChannel> core = new EndpointCore<>(UtpSocketChannel::connection,
-            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, UtpEndpoint::evicted);
+            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, UtpEndpoint::evicted, EVICT_HALF_OPEN);
     private final List<UtpSocketChannel> readBatch = new ArrayList<>();
     private final AtomicLong connectionFailures = new AtomicLong();
     private final AtomicLong socketErrors = new AtomicLong();

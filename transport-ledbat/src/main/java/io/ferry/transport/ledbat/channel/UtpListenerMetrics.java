@@ -34,7 +34,7 @@ public final class UtpListenerMetrics {
                 listener, UtpServerChannel::malformedPacketsDropped, all));
         meters.add(counter(registry, "ferry.utp.listener.packets.unknown", "valid packets for connections the listener does not have",
                 listener, UtpServerChannel::packetsForUnknownConnections, all));
-        meters.add(counter(registry, "ferry.utp.listener.syns.dropped", "SYNs dropped unanswered: too many half-open connections, none of them the socket's own",
+        meters.add(counter(registry, "ferry.utp.listener.syns.dropped", "SYNs dropped unanswered: too many half-open connections",
                 listener, UtpServerChannel::synsDropped, all));
         meters.add(counter(registry, "ferry.utp.listener.syns.refused", "SYNs refused: too many connections in all or from one address",
                 listener, UtpServerChannel::synsRefused, all));

@@ -264,7 +264,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         return admission.established();
     }
 
-    /** SYNs dropped unanswered because {@link UtpChannelOption#MAX_HALF_OPEN} connections were half-open and their socket had none of its own to evict. */
+    /** SYNs dropped unanswered because {@link UtpChannelOption#MAX_HALF_OPEN} connections were half-open (and none was evicted). */
     public long synsDropped() {
         return admission.dropped();
     }
@@ -281,7 +281,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
 
     /**
      * Half-open connections ended early to admit a newer SYN while {@link UtpChannelOption#MAX_HALF_OPEN}
-     * were half-open: under a SYN flood the flood's own entries make way, so a real client still connects.
+     * were half-open; zero while the listener's sockets keep eviction off ({@code UtpEndpoint.EVICT_HALF_OPEN}).
      */
     public long halfOpenEvicted() {
         return admission.evicted();

@@ -25,10 +25,13 @@ import java.util.function.IntSupplier;
  * {@link #handle} for each datagram and acts on the {@link Outcome}; time comes in as {@code nowNanos}, so
  * floods and forgeries are tested in virtual time.
  *
- * <p>Under a SYN flood that fills the listener's half-open limit, a new SYN evicts this socket's oldest
- * half-open connection (ended without a word, since its initiator never proved its address) rather than
- * being dropped: a legitimate client whose handshake completes within the time the flood takes to
- * cycle through the limit connects while the flood lasts.
+ * <p>With eviction on, a new SYN that meets a full half-open limit evicts this socket's oldest half-open
+ * connection (ended without a word, since its initiator never proved its address) rather than being
+ * dropped: a legitimate client whose handshake completes within the time the flood takes to cycle through
+ * the limit connects while the flood lasts. Its cost: an initiator whose confirmation is lost (a flood
+ * that overfills the socket's kernel queue drops it) is evicted before its data arrives and is then reset,
+ * where without eviction its data would confirm it. transport-ledbat keeps it off until half-open entries
+ * are cheap enough to outlive that.
  *
  * <p>One thread per instance (the socket's event loop); {@link #startAccepting} and {@link #stopAccepting}
  * may be called from any thread (a listener becomes ready before its sockets' loops run a task), and the
@@ -56,6 +59,7 @@ public final class EndpointCore<C> {
     private final Function<C, UtpConnection> connectionOf;
     private final Function<C, InetSocketAddress> remoteOf;
     private final Consumer<C> onEvicted;
+    private final boolean evictHalfOpen;
     private final ConnectionTable<C> table;
     private final PacketReader reader = new PacketReader();
     private final ResetLimiter resets;
@@ -77,12 +81,15 @@ public final class EndpointCore<C> {
      * @param salt         the secret that hashes the table's keys
      * @param resetRate    RESETs per second until {@link #startAccepting} sets the listener's
      * @param onEvicted    told of each half-open connection evicted to admit a newer SYN, after the table forgot it
+     * @param evictHalfOpen whether a SYN that meets a full half-open limit evicts the oldest half-open connection
+     *                     (else it is dropped)
      */
     public EndpointCore(Function<C, UtpConnection> connectionOf, Function<C, InetSocketAddress> remoteOf, long salt,
-                        int resetRate, Consumer<C> onEvicted) {
+                        int resetRate, Consumer<C> onEvicted, boolean evictHalfOpen) {
         this.connectionOf = connectionOf;
         this.remoteOf = remoteOf;
         this.onEvicted = onEvicted;
+        this.evictHalfOpen = evictHalfOpen;
         this.table = new ConnectionTable<>(salt);
         this.resets = new ResetLimiter(resetRate);
     }
@@ -127,7 +134,7 @@ public final class EndpointCore<C> {
                 unknown++;
                 return respond(datagram, from, nowNanos);
             }
-            switch (admission.admit(from.getAddress(), this::evictOldest)) {
+            switch (admission.admit(from.getAddress(), evictHalfOpen ? this::evictOldest : () -> false)) {
                 case ADMIT:
                     admitted = from;
                     return Outcome.ACCEPT;

@@ -53,6 +53,10 @@ class EndpointCoreTest {
     private long evictions;
 
     private EndpointCore<Conn> core(long salt) {
+        return core(salt, true);
+    }
+
+    private EndpointCore<Conn> core(long salt, boolean evict) {
         return new EndpointCore<>(Conn::utp, Conn::remote, salt, RESET_RATE, c -> {
             evictions++;
             if (evicted.size() < 10) {
@@ -60,7 +64,7 @@ class EndpointCoreTest {
             }
             c.utp().abort(0);
             c.utp().releaseUncollected();
-        });
+        }, evict);
     }
 
     /**
@@ -125,6 +129,39 @@ class EndpointCoreTest {
         client.release();
         assertEquals(0, admission.halfOpen());
         assertEquals(0, admission.established());
+    }
+
+    @Test
+    void withEvictionOffTheFloodKeepsTheClientOutWhileItLasts() {
+        Admission admission = new Admission(1024, 16_384, 256);
+        EndpointCore<Conn> server = core(1, false);
+        server.startAccepting(admission, RESET_RATE);
+        EventQueue events = new EventQueue(0);
+        SplittableRandom random = new SplittableRandom(2026);
+        for (long t = 0; t < 700 * MS; t += SECOND / 10_000) {
+            events.schedule(t, () -> {
+                int a = random.nextInt(1000);
+                InetSocketAddress spoofed = address("10.9." + (a >> 8) + "." + (a & 0xFF), 1024 + random.nextInt(60_000));
+                ByteBuf syn = syn(random.nextInt(1 << 16), random.nextInt(1 << 16), events.now());
+                serve(server, syn, spoofed, events.now(), packet -> packet.release());
+                syn.release();
+            });
+        }
+        long oneWay = 20 * MS;
+        Client client = new Client(events, p -> events.schedule(events.now() + oneWay, () -> {
+            serve(server, p, CLIENT, events.now(), null);
+            p.release();
+        }));
+        long[] promotedAt = {-1};
+        clientSink = packet -> events.schedule(events.now() + oneWay, () -> client.receive(packet));
+        onPromoted = () -> promotedAt[0] = events.now();
+        events.schedule(300 * MS, client::start);
+        events.runUntil(() -> false, 700 * MS);
+        assertEquals(-1, promotedAt[0], "no place for the client's SYN while the flood holds every half-open one");
+        assertTrue(admission.dropped() > 0);
+        assertEquals(0, admission.evicted());
+        releaseAll(server);
+        client.release();
     }
 
     @Test
