@@ -47,14 +47,14 @@ final class UtpEndpoint {
 
     private final UtpTransport transport;
     private final boolean connectedSocket;
-    /** The routing decisions: connection table, admission, RESET limiter. */
     /**
-     * Off: under a flood that overfills the socket's kernel queue an initiator's lost confirmation got it
-     * evicted and then reset (CI, 2026-11-27), where dropping new SYNs lets its data confirm it later. On
-     * again once half-open entries are a few bytes each and outlive that (see {@link EndpointCore}).
+     * A SYN at the half-open limit evicts the socket's oldest half-open connection; the endpoint remembers
+     * the evicted handshake, so an initiator whose confirmation the flood's queue lost is revived by its
+     * next packet rather than reset (see {@link EndpointCore}).
      */
-    static final boolean EVICT_HALF_OPEN = false;
+    static final boolean EVICT_HALF_OPEN = true;
 
+    /** The routing decisions: connection table, admission, RESET limiter. */
     private final EndpointCore<UtpSocketChannel> core = new EndpointCore<>(UtpSocketChannel::connection,
             UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, UtpEndpoint::evicted, EVICT_HALF_OPEN);
     private final List<UtpSocketChannel> readBatch = new ArrayList<>();
@@ -159,6 +159,11 @@ final class UtpEndpoint {
     /** RESETs not sent because the socket had sent its {@link UtpChannelOption#RESET_RATE} in the last second. */
     long resetsSuppressed() {
         return core.resetsSuppressed();
+    }
+
+    /** Evicted handshakes brought back by the initiator's next packet. */
+    long revivedHandshakes() {
+        return core.revivedHandshakes();
     }
 
     /** Connections reset because handling one of their packets or timers threw. */
@@ -425,21 +430,29 @@ final class UtpEndpoint {
         }
     }
 
-    /** An admitted SYN: answered from the socket bound to the address the peer dialed, or accepted here. */
-    private void accept(ByteBuf syn, InetSocketAddress sender, InetSocketAddress recipient, long now) {
+    /**
+     * An admitted SYN: answered from the socket bound to the address the peer dialed, or accepted here.
+     * A revived handshake (evicted, then confirmed by {@code datagram}) is accepted here and gets the datagram.
+     */
+    private void accept(ByteBuf datagram, InetSocketAddress sender, InetSocketAddress recipient, long now) {
         UtpServerChannel listener = acceptor;
-        if (wildcardListener && recipient != null && !recipient.getAddress().isAnyLocalAddress()
-                && listener.acceptOnDialedAddress(this, syn, sender, recipient)) {
+        EndpointCore.Handshake handshake = core.handshake();
+        if (!handshake.revived() && wildcardListener && recipient != null && !recipient.getAddress().isAnyLocalAddress()
+                && listener.acceptOnDialedAddress(this, datagram, sender, recipient)) {
             core.withdraw(); // that socket admits it again
             return;
         }
-        UtpSocketChannel child = listener.accept(this, syn, sender, now);
+        UtpSocketChannel child = listener.accept(this, handshake, sender, now);
         if (child == null) {
             core.withdraw();
             return;
         }
         core.accepted(child);
-        afterCall(child); // the answer to the SYN leaves
+        if (handshake.revived()) {
+            deliver(child, datagram, now); // its confirmation
+        } else {
+            afterCall(child); // the answer to the SYN leaves
+        }
     }
 
     private void deliver(UtpSocketChannel channel, ByteBuf datagram, long now) {

@@ -42,6 +42,8 @@ public final class UtpListenerMetrics {
                 listener, UtpServerChannel::halfOpenExpired, all));
         meters.add(counter(registry, "ferry.utp.listener.halfopen.evicted", "half-open connections ended to admit a newer SYN at the half-open limit",
                 listener, UtpServerChannel::halfOpenEvicted, all));
+        meters.add(counter(registry, "ferry.utp.listener.halfopen.revived", "evicted half-open connections brought back by the initiator's confirmation",
+                listener, UtpServerChannel::halfOpenRevived, all));
         meters.add(counter(registry, "ferry.utp.listener.resets.suppressed", "RESETs not sent because of the rate limit",
                 listener, UtpServerChannel::resetsSuppressed, all));
         meters.add(counter(registry, "ferry.utp.listener.connection.failures", "connections reset because their handling threw",

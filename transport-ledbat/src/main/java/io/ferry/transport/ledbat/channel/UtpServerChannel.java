@@ -1,6 +1,9 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.ledbat.core.UtpConfig;
+import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.endpoint.Admission;
+import io.ferry.transport.ledbat.endpoint.EndpointCore;
 
 import io.ferry.transport.spi.ListenerConfig;
 import io.netty.channel.socket.ServerSocketChannel;
@@ -180,7 +183,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
      * but the application sees the connection only once the initiator has proven its address
      * ({@link #promote}). Null if the connection cannot be set up (the error goes down the listener's pipeline).
      */
-    UtpSocketChannel accept(UtpEndpoint from, ByteBuf syn, InetSocketAddress sender, long now) {
+    UtpSocketChannel accept(UtpEndpoint from, EndpointCore.Handshake handshake, InetSocketAddress sender, long now) {
         UtpSocketChannel child = new UtpSocketChannel(this, transport, childSettings, from, sender);
         try {
             childSettings.applyTo(child);
@@ -188,8 +191,10 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
             pipeline().fireExceptionCaught(e);
             return null;
         }
-        child.attach(io.ferry.transport.ledbat.core.UtpConnection.accept(PathMtu.fit(childSettings.protocol, sender), syn,
-                ThreadLocalRandom.current().nextInt(1 << 16), now));
+        UtpConfig config = PathMtu.fit(childSettings.protocol, sender);
+        child.attach(handshake.revived()
+                ? UtpConnection.revive(config, handshake.syn(), handshake.seqNr(), now)
+                : UtpConnection.accept(config, handshake.syn(), ThreadLocalRandom.current().nextInt(1 << 16), now));
         child.awaitConfirmation();
         return child;
     }
@@ -281,10 +286,15 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
 
     /**
      * Half-open connections ended early to admit a newer SYN while {@link UtpChannelOption#MAX_HALF_OPEN}
-     * were half-open; zero while the listener's sockets keep eviction off ({@code UtpEndpoint.EVICT_HALF_OPEN}).
+     * were half-open.
      */
     public long halfOpenEvicted() {
         return admission.evicted();
+    }
+
+    /** Evicted half-open connections brought back because their initiator's next packet confirmed the handshake. */
+    public long halfOpenRevived() {
+        return endpoints.stream().mapToLong(UtpEndpoint::revivedHandshakes).sum();
     }
 
     @Override

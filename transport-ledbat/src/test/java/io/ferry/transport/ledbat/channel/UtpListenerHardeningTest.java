@@ -239,10 +239,10 @@ class UtpListenerHardeningTest {
         client.close().sync();
         long held = heapDuring - heapBefore;
         System.out.printf("SYN flood: %d SYNs in %.1f s from %d addresses, %d replies (%.2f per SYN), half-open at most %d,"
-                        + " %d evicted, %d dropped unanswered, %d expired, heap %+.1f MiB while half-open;"
+                        + " %d evicted (%d revived), %d dropped unanswered, %d expired, heap %+.1f MiB while half-open;"
                         + " a client dialling mid-flood connected after %.1f ms (%s the flood ended)%n",
                 synsSent, (floodEnded - floodStarted) / 1e9, addresses, replies, (double) replies / synsSent, maxHalfOpen, listener.halfOpenEvicted(),
-                listener.synsDropped(), listener.halfOpenExpired(), held / 1048576.0,
+                listener.halfOpenRevived(), listener.synsDropped(), listener.halfOpenExpired(), held / 1048576.0,
                 (midFloodConnected[0] - midFloodStarted) / 1e6, midFloodConnected[0] < floodEnded ? "before" : "after");
         assertEquals((long) addresses * synsPerAddress, synsSent);
         assertTrue(replies <= (long) UtpConnection.MAX_AMPLIFICATION * synsSent,
@@ -258,6 +258,7 @@ class UtpListenerHardeningTest {
         assertEquals((double) listener.synsDropped(), registry.get("ferry.utp.listener.syns.dropped").functionCounter().count(),
                 "the defence counters are meters");
         assertEquals((double) listener.halfOpenEvicted(), registry.get("ferry.utp.listener.halfopen.evicted").functionCounter().count());
+        assertEquals((double) listener.halfOpenRevived(), registry.get("ferry.utp.listener.halfopen.revived").functionCounter().count());
         server.close().sync();
     }
 

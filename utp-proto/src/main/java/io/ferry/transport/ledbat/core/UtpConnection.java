@@ -132,6 +132,8 @@ public final class UtpConnection {
     private int handshakeAnswers;
     private int synSeq;
     private int seqNr;
+    /** An acceptor's first sequence number, which its answer to the SYN carried. */
+    private int handshakeSeqNr;
     private long peerWindow;
     /** The send buffer's current size: starts at the configured one, grows with the windows (growSendBuffer). */
     private long sendBufferLimit;
@@ -211,6 +213,27 @@ public final class UtpConnection {
      * @throws IllegalArgumentException if {@code syn} is not a valid SYN packet
      */
     public static UtpConnection accept(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos) {
+        return acceptor(config, syn, initialSeqNr, nowNanos, true);
+    }
+
+    /**
+     * Re-creates the acceptor side of a handshake this side answered and then forgot (a half-open
+     * connection evicted under a SYN flood, remembered by the endpoint): the state {@link #accept} made,
+     * without a second answer. The packet that revived it confirms the handshake and goes to
+     * {@link #onPacket} next.
+     *
+     * @param initialSeqNr the sequence number the forgotten answer carried
+     */
+    public static UtpConnection revive(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos) {
+        return acceptor(config, syn, initialSeqNr, nowNanos, false);
+    }
+
+    /** Whether a packet acknowledging {@code ackNr} confirms an acceptor's answer that carried {@code initialSeqNr}. */
+    public static boolean confirmsHandshake(int ackNr, int initialSeqNr) {
+        return ackNr == UtpWire.seqAdd(initialSeqNr & UtpWire.SEQ_MASK, -1);
+    }
+
+    private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
         PacketReader r = new PacketReader();
         PacketValidity validity = r.wrap(syn);
         if (validity != PacketValidity.VALID) {
@@ -223,18 +246,21 @@ public final class UtpConnection {
         UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
         c.state = ConnectionState.CONNECTED;
         c.seqNr = initialSeqNr & UtpWire.SEQ_MASK;
+        c.handshakeSeqNr = c.seqNr;
         c.inbound.start(r.seqNr());
         c.peerWindow = r.windowSize();
         c.stats.packetsReceived++;
-        c.noteTimestamps(r, nowNanos);
-        c.sendState(nowNanos);
         // Until the initiator proves its address by acknowledging the answer, at most
         // MAX_AMPLIFICATION answers go out per SYN received (QUIC's bound before address validation),
         // and the half-open connection ends quietly after the connect timeout.
         c.synsReceived = 1;
-        c.handshakeAnswers = 1;
-        c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
         c.timers.connect = nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS);
+        if (answer) {
+            c.noteTimestamps(r, nowNanos);
+            c.sendState(nowNanos);
+            c.handshakeAnswers = 1;
+            c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
+        }
         c.out.event(CONNECTED);
         return c;
     }
@@ -299,7 +325,7 @@ public final class UtpConnection {
             return;
         }
         if (!peerConfirmed && type != PacketType.SYN) {
-            if (reader.ackNr() != UtpWire.seqAdd(seqNr, -1)) {
+            if (!confirmsHandshake(reader.ackNr(), handshakeSeqNr)) {
                 stats.implausiblePacketsDropped++; // not from whoever received our answer to the SYN
                 return;
             }
@@ -617,6 +643,11 @@ public final class UtpConnection {
 
     // ------------------------------------------------------------------------------------------------
     // Queries
+
+    /** An acceptor's first sequence number, which its answer to the SYN carried (what the initiator's confirmation acknowledges). */
+    public int handshakeSeqNr() {
+        return handshakeSeqNr;
+    }
 
     /** Returns the id carried by packets addressed to this side. */
     public int recvId() {

@@ -75,7 +75,8 @@ final class ConnectionTable<C> {
         return z ^ (z >>> 31);
     }
 
-    private static final class Key {
+    /** (remote, connection id) with the salted hash. */
+    static final class Key {
         private final InetSocketAddress remote;
         private final int connectionId;
         private final int hash;

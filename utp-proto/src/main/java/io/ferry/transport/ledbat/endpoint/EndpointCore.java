@@ -6,14 +6,17 @@ import io.ferry.transport.ledbat.wire.PacketReader;
 import io.ferry.transport.ledbat.wire.PacketType;
 import io.ferry.transport.ledbat.wire.PacketValidity;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -27,11 +30,9 @@ import java.util.function.IntSupplier;
  *
  * <p>With eviction on, a new SYN that meets a full half-open limit evicts this socket's oldest half-open
  * connection (ended without a word, since its initiator never proved its address) rather than being
- * dropped: a legitimate client whose handshake completes within the time the flood takes to cycle through
- * the limit connects while the flood lasts. Its cost: an initiator whose confirmation is lost (a flood
- * that overfills the socket's kernel queue drops it) is evicted before its data arrives and is then reset,
- * where without eviction its data would confirm it. transport-ledbat keeps it off until half-open entries
- * are cheap enough to outlive that.
+ * dropped, so a legitimate client connects while a flood lasts. The evicted handshake is remembered in a
+ * few dozen bytes ({@link EvictedHandshakes}): an initiator whose confirmation was lost in the flood is
+ * revived, not reset, by its next packet if that acknowledges this side's answer.
  *
  * <p>One thread per instance (the socket's event loop); {@link #startAccepting} and {@link #stopAccepting}
  * may be called from any thread (a listener becomes ready before its sockets' loops run a task), and the
@@ -45,7 +46,11 @@ public final class EndpointCore<C> {
     public enum Outcome {
         /** Hand the datagram to {@link #target()}'s connection. */
         ROUTE,
-        /** A new SYN was admitted: set up a connection and {@link #accepted} it, or {@link #withdraw} the admission. */
+        /**
+         * A handshake was admitted: set up a connection from {@link #handshake()} and {@link #accepted} it,
+         * or {@link #withdraw} the admission. If {@link Handshake#revived()}, the datagram is then the new
+         * connection's.
+         */
         ACCEPT,
         /** Send {@link #takeResponse()} (a RESET) back to the sender. */
         RESPOND,
@@ -53,8 +58,21 @@ public final class EndpointCore<C> {
         DROP
     }
 
+    /**
+     * What an {@link Outcome#ACCEPT} sets up: a fresh SYN (the datagram itself; {@code seqNr} is -1, the
+     * driver draws one), or an evicted handshake revived by the datagram (the SYN as remembered and the
+     * sequence number this side answered it with).
+     */
+    public record Handshake(ByteBuf syn, int seqNr, boolean revived) {
+    }
+
     /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
     private static final int[] RESET_ID_DELTAS = {0, 1, -1};
+    /**
+     * Evicted handshakes remembered per socket: at about 200 bytes of heap each, 13 MiB at most, and
+     * about a second of a 65,000 SYN/s flood, the time an initiator takes to resend a lost confirmation.
+     */
+    static final int EVICTED_REMEMBERED = 65_536;
 
     private final Function<C, UtpConnection> connectionOf;
     private final Function<C, InetSocketAddress> remoteOf;
@@ -63,13 +81,16 @@ public final class EndpointCore<C> {
     private final ConnectionTable<C> table;
     private final PacketReader reader = new PacketReader();
     private final ResetLimiter resets;
-    /** Accepted connections whose initiator has not yet proven its address, oldest first. */
-    private final Set<C> halfOpen = new LinkedHashSet<>();
+    /** Accepted connections whose initiator has not yet proven its address, oldest first, with their SYNs. */
+    private final Map<C, byte[]> halfOpen = new LinkedHashMap<>();
+    private final EvictedHandshakes evicted;
     /** Accepted connections whose initiator proved its address and that are not yet forgotten. */
     private final Set<C> established = new HashSet<>();
     private volatile Admission admission;
     private volatile boolean accepting;
     private InetSocketAddress admitted;
+    private Handshake handshake;
+    private volatile long revived;
     private C target;
     private ByteBuf response;
     private volatile long malformed;
@@ -91,6 +112,7 @@ public final class EndpointCore<C> {
         this.onEvicted = onEvicted;
         this.evictHalfOpen = evictHalfOpen;
         this.table = new ConnectionTable<>(salt);
+        this.evicted = new EvictedHandshakes(EVICTED_REMEMBERED, salt);
         this.resets = new ResetLimiter(resetRate);
     }
 
@@ -134,15 +156,7 @@ public final class EndpointCore<C> {
                 unknown++;
                 return respond(datagram, from, nowNanos);
             }
-            switch (admission.admit(from.getAddress(), evictHalfOpen ? this::evictOldest : () -> false)) {
-                case ADMIT:
-                    admitted = from;
-                    return Outcome.ACCEPT;
-                case REFUSE:
-                    return respond(datagram, from, nowNanos);
-                default:
-                    return Outcome.DROP; // a flood that filled the limit on other sockets gets no answer at all
-            }
+            return admit(datagram, from, nowNanos, new Handshake(datagram, -1, false));
         }
         if (type == PacketType.RESET) {
             int id = reader.connectionId();
@@ -159,8 +173,31 @@ public final class EndpointCore<C> {
         if (owner != null) {
             return route(owner);
         }
+        EvictedHandshakes.Handshake lost = accepting ? evicted.take(from, reader.connectionId(), reader.ackNr()) : null;
+        if (lost != null) {
+            revived++;
+            return admit(datagram, from, nowNanos, new Handshake(Unpooled.wrappedBuffer(lost.syn()), lost.seqNr(), true));
+        }
         unknown++;
         return respond(datagram, from, nowNanos);
+    }
+
+    private Outcome admit(ByteBuf datagram, InetSocketAddress from, long nowNanos, Handshake h) {
+        switch (admission.admit(from.getAddress(), evictHalfOpen ? this::evictOldest : () -> false)) {
+            case ADMIT:
+                admitted = from;
+                handshake = h;
+                return Outcome.ACCEPT;
+            case REFUSE:
+                return respond(datagram, from, nowNanos);
+            default:
+                return Outcome.DROP; // a flood that filled the limit on other sockets gets no answer at all
+        }
+    }
+
+    /** What the last {@link Outcome#ACCEPT} is to set up. */
+    public Handshake handshake() {
+        return handshake;
     }
 
     private Outcome route(C connection) {
@@ -193,7 +230,8 @@ public final class EndpointCore<C> {
         requireAdmitted();
         admitted = null;
         table.put(remoteOf.apply(connection), connectionOf.apply(connection).recvId(), connection);
-        halfOpen.add(connection);
+        halfOpen.put(connection, evictHalfOpen ? ByteBufUtil.getBytes(handshake.syn()) : null);
+        handshake = null;
     }
 
     /** The last {@link Outcome#ACCEPT} is not taken here (handed to another socket, or set-up failed): its place is freed. */
@@ -201,6 +239,7 @@ public final class EndpointCore<C> {
         requireAdmitted();
         admission.withdrawn(admitted.getAddress());
         admitted = null;
+        handshake = null;
     }
 
     private void requireAdmitted() {
@@ -211,7 +250,8 @@ public final class EndpointCore<C> {
 
     /** An accepted connection's initiator proved its address (it is the application's now). */
     public void promoted(C connection) {
-        if (halfOpen.remove(connection)) {
+        if (halfOpen.containsKey(connection)) {
+            halfOpen.remove(connection);
             established.add(connection);
             admission.promoted();
         }
@@ -239,11 +279,13 @@ public final class EndpointCore<C> {
         }
         halfOpen.clear();
         established.clear();
+        evicted.clear();
         return all;
     }
 
     private void release(C connection, InetSocketAddress remote) {
-        if (halfOpen.remove(connection)) {
+        if (halfOpen.containsKey(connection)) {
+            halfOpen.remove(connection);
             admission.released(remote.getAddress(), true);
         } else if (established.remove(connection)) {
             admission.released(remote.getAddress(), false);
@@ -251,14 +293,17 @@ public final class EndpointCore<C> {
     }
 
     private boolean evictOldest() {
-        Iterator<C> oldest = halfOpen.iterator();
+        Iterator<Map.Entry<C, byte[]>> oldest = halfOpen.entrySet().iterator();
         if (!oldest.hasNext()) {
             return false;
         }
-        C victim = oldest.next();
+        Map.Entry<C, byte[]> entry = oldest.next();
+        C victim = entry.getKey();
         oldest.remove();
         InetSocketAddress remote = remoteOf.apply(victim);
-        table.remove(remote, connectionOf.apply(victim).recvId(), victim);
+        UtpConnection connection = connectionOf.apply(victim);
+        table.remove(remote, connection.recvId(), victim);
+        evicted.remember(remote, connection.recvId(), new EvictedHandshakes.Handshake(entry.getValue(), connection.handshakeSeqNr()));
         admission.evicted(remote.getAddress());
         onEvicted.accept(victim);
         return true;
@@ -271,7 +316,7 @@ public final class EndpointCore<C> {
 
     /** Whether {@code connection} is accepted and still half-open here. */
     public boolean isHalfOpen(C connection) {
-        return halfOpen.contains(connection);
+        return halfOpen.containsKey(connection);
     }
 
     /** The connections routed now (a read-only view). */
@@ -291,6 +336,11 @@ public final class EndpointCore<C> {
     /** Valid packets for connections this endpoint does not have (answered with a RESET, rate permitting, unless a RESET). */
     public long unknownConnectionPackets() {
         return unknown;
+    }
+
+    /** Evicted handshakes brought back by a packet that confirmed them. */
+    public long revivedHandshakes() {
+        return revived;
     }
 
     /** RESETs not sent because the second's were spent. */

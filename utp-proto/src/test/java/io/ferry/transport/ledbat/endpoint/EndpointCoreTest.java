@@ -131,6 +131,88 @@ class EndpointCoreTest {
         assertEquals(0, admission.established());
     }
 
+    /**
+     * The flood's queue drops the client's confirmation and first data, so its half-open entry is evicted
+     * before anything else arrives from it; the data it resends one RTO later acknowledges the server's
+     * answer and revives the connection from the remembered handshake instead of drawing a RESET.
+     */
+    @Test
+    void aClientWhoseConfirmationIsLostInTheFloodIsRevivedByItsNextPacket() {
+        Admission admission = new Admission(1024, 16_384, 256);
+        EndpointCore<Conn> server = core(1);
+        server.startAccepting(admission, RESET_RATE);
+        EventQueue events = new EventQueue(0);
+        SplittableRandom random = new SplittableRandom(2026);
+        long floodEnd = 2 * SECOND;
+        for (long t = 0; t < floodEnd; t += SECOND / 10_000) {
+            events.schedule(t, () -> {
+                int a = random.nextInt(1000);
+                InetSocketAddress spoofed = address("10.9." + (a >> 8) + "." + (a & 0xFF), 1024 + random.nextInt(60_000));
+                ByteBuf syn = syn(random.nextInt(1 << 16), random.nextInt(1 << 16), events.now());
+                serve(server, syn, spoofed, events.now(), packet -> packet.release());
+                syn.release();
+            });
+        }
+        long oneWay = 20 * MS;
+        long start = 300 * MS;
+        int[] sentByClient = {0};
+        Client client = new Client(events, p -> {
+            if (++sentByClient[0] > 1 && events.now() < start + 200 * MS) {
+                p.release(); // lost in the flood's overfilled queue: everything after the SYN, for 200 ms
+                return;
+            }
+            events.schedule(events.now() + oneWay, () -> {
+                serve(server, p, CLIENT, events.now(), null);
+                p.release();
+            });
+        });
+        long[] promotedAt = {-1};
+        clientSink = packet -> events.schedule(events.now() + oneWay, () -> client.receive(packet));
+        onPromoted = () -> promotedAt[0] = events.now();
+        events.schedule(start, client::start);
+        events.runUntil(() -> false, floodEnd);
+
+        System.out.printf("SYN flood in virtual time, the client's confirmation lost: promoted %.0f ms after its first SYN,"
+                + " %d handshakes revived%n", (promotedAt[0] - start) / (double) MS, server.revivedHandshakes());
+        assertTrue(sentByClient[0] > 2, "the client's confirmation was dropped and it sent again");
+        assertTrue(promotedAt[0] > start + 200 * MS, "the connection was accepted once its resent packet arrived");
+        assertTrue(promotedAt[0] - start < SECOND, "within a second: " + (promotedAt[0] - start) / MS + " ms");
+        assertEquals(1, server.revivedHandshakes(), "the client's handshake, evicted meanwhile, was revived");
+        assertTrue(client.connected && !client.utp.isTerminated(), "the client was not reset");
+        assertEquals(1, admission.established());
+        releaseAll(server);
+        client.release();
+        assertEquals(0, admission.halfOpen());
+    }
+
+    /**
+     * A flooder knows the addresses and ids of its own SYNs but not the server's answers: a packet that
+     * does not acknowledge the evicted answer revives nothing, draws the ordinary RESET, and uses up the
+     * remembered handshake, so each guess costs one SYN and has one chance in 65,536.
+     */
+    @Test
+    void aGuessedConfirmationRevivesNothingAndSpendsTheRememberedHandshake() {
+        Admission admission = new Admission(1, 100, 100);
+        EndpointCore<Conn> server = core(4);
+        server.startAccepting(admission, RESET_RATE);
+        InetSocketAddress spoofed = address("10.0.0.1", 5000);
+        serve(server, syn(40, 1000, 0), spoofed, 0, p -> p.release());
+        serve(server, syn(50, 1000, 0), address("10.0.0.2", 5000), 0, p -> p.release()); // evicts the first
+        assertEquals(1, admission.evicted());
+        int answered = 7; // the test's acceptors answer with sequence number 7
+        ByteBuf guess = header(PacketType.STATE, 41, 1000, answered + 100);
+        assertEquals(Outcome.RESPOND, server.handle(guess, spoofed, MS), "a wrong acknowledgement is a packet for nobody");
+        server.takeResponse().release();
+        guess.release();
+        ByteBuf right = header(PacketType.STATE, 41, 1000, answered - 1);
+        assertEquals(Outcome.RESPOND, server.handle(right, spoofed, 2 * MS), "the handshake was spent on the guess");
+        server.takeResponse().release();
+        right.release();
+        assertEquals(0, server.revivedHandshakes());
+        assertEquals(0, admission.established());
+        releaseAll(server);
+    }
+
     @Test
     void withEvictionOffTheFloodKeepsTheClientOutWhileItLasts() {
         Admission admission = new Admission(1024, 16_384, 256);
@@ -332,8 +414,15 @@ class EndpointCoreTest {
                 conn.utp().onPacket(datagram, now);
             }
             case ACCEPT -> {
-                conn = new Conn(from, UtpConnection.accept(UtpConfig.defaults(), datagram, 7, now));
-                server.accepted(conn);
+                EndpointCore.Handshake h = server.handshake();
+                if (h.revived()) {
+                    conn = new Conn(from, UtpConnection.revive(UtpConfig.defaults(), h.syn(), h.seqNr(), now));
+                    server.accepted(conn);
+                    conn.utp().onPacket(datagram, now);
+                } else {
+                    conn = new Conn(from, UtpConnection.accept(UtpConfig.defaults(), datagram, 7, now));
+                    server.accepted(conn);
+                }
             }
             case RESPOND -> {
                 send(server.takeResponse(), from, others);
