@@ -3,15 +3,11 @@ package io.ferry.transport.ledbat.core;
 import io.ferry.transport.ledbat.cc.CongestionControl;
 import io.ferry.transport.ledbat.cc.CongestionControls;
 import io.ferry.transport.ledbat.cc.CongestionParameters;
-import io.ferry.transport.ledbat.cc.Pacer;
 import io.ferry.transport.ledbat.wire.PacketReader;
 import io.ferry.transport.ledbat.wire.PacketType;
 import io.ferry.transport.ledbat.wire.PacketValidity;
-import io.ferry.transport.ledbat.wire.PacketWriter;
-import io.ferry.transport.ledbat.wire.SelectiveAckBitmap;
 import io.ferry.transport.ledbat.wire.UtpWire;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 
 import java.time.Duration;
 
@@ -103,9 +99,7 @@ public final class UtpConnection {
 
     private final UtpConfig config;
     private final ConnectionOutput out = new ConnectionOutput();
-    private final ByteBufAllocator alloc;
     private final CongestionControl cc;
-    private final Pacer pacer;
     private final RttEstimator rtt;
     /**
      * The round trip from the BEP 29 timestamps of every packet received: what a side that only receives
@@ -114,10 +108,9 @@ public final class UtpConnection {
     private final RttEstimator pathRtt;
     private final AckScheduler acks;
     private final OutstandingPackets outstanding = new OutstandingPackets();
-    private final SendQueue sendQueue = new SendQueue();
     private final InboundStream inbound;
+    private final SendPath send;
     private final PacketReader reader = new PacketReader();
-    private final SelectiveAckBitmap sack = new SelectiveAckBitmap();
     private final ConnectionStats stats = new ConnectionStats();
     private final int recvId;
     private final int sendId;
@@ -131,52 +124,29 @@ public final class UtpConnection {
     private int synsReceived;
     private int handshakeAnswers;
     private int synSeq;
-    private int seqNr;
     /** An acceptor's first sequence number, which its answer to the SYN carried. */
     private int handshakeSeqNr;
-    private long peerWindow;
-    /** The send buffer's current size: starts at the configured one, grows with the windows (growSendBuffer). */
-    private long sendBufferLimit;
-    /** The last attempt to send stopped at the pacer with data waiting ({@link CongestionControl#onPacerHeld}). */
-    private boolean heldByPacer;
-    private int replyMicros;
-    private long lastAdvertisedWindow;
-    private boolean writable = true;
-
-    private boolean outputShutdown;
-    private boolean finSent;
-    private int finSeq;
-    private boolean finAcked;
     private boolean closeRequested;
-    /** Application bytes taken by {@link #write}, and those of them the peer acknowledged cumulatively. */
-    private long bytesWritten;
-    private long bytesAcknowledged;
-    private boolean probeDue;
 
     private final ConnectionTimers timers = new ConnectionTimers();
     private final LossRecovery recovery;
-    private long persistIntervalNanos;
-    private long lastSendNanos;
     private long lastReceiveNanos;
 
     private UtpConnection(UtpConfig config, int recvId, int sendId, boolean initiator, long nowNanos) {
         this.config = config;
-        this.alloc = config.allocator();
         this.recvId = recvId & UtpWire.SEQ_MASK;
         this.sendId = sendId & UtpWire.SEQ_MASK;
         this.initiator = initiator;
         this.maxPayload = config.maxPayloadSize();
         this.cc = CongestionControls.create(config.congestionControl(),
                 new CongestionParameters(maxPayload, Math.max(1, config.targetDelayNanos() / 1000)));
-        this.pacer = new Pacer(2 * config.packetSize());
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
         this.pathRtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
         this.acks = new AckScheduler(config.delayedAckTimeoutNanos());
         this.inbound = new InboundStream(config, out, acks, stats);
         this.recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
-        this.peerWindow = config.packetSize();
-        this.sendBufferLimit = config.sendBufferSize();
-        this.lastSendNanos = nowNanos;
+        this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, timers, recovery,
+                this.recvId, this.sendId, nowNanos);
         this.lastReceiveNanos = nowNanos;
     }
 
@@ -194,10 +164,10 @@ public final class UtpConnection {
         UtpConnection c = new UtpConnection(config, recvId, recvId + 1, true, nowNanos);
         c.state = ConnectionState.SYN_SENT;
         c.peerConfirmed = true;
-        c.seqNr = initialSeqNr & UtpWire.SEQ_MASK;
-        c.synSeq = c.seqNr;
+        c.send.start(initialSeqNr, -1);
+        c.synSeq = initialSeqNr & UtpWire.SEQ_MASK;
         c.timers.connect = nowNanos + config.connectTimeoutNanos();
-        c.sendSyn(nowNanos);
+        c.send.sendSyn(nowNanos);
         return c;
     }
 
@@ -245,10 +215,9 @@ public final class UtpConnection {
         int peerRecvId = r.connectionId();
         UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
         c.state = ConnectionState.CONNECTED;
-        c.seqNr = initialSeqNr & UtpWire.SEQ_MASK;
-        c.handshakeSeqNr = c.seqNr;
+        c.send.start(initialSeqNr, r.windowSize());
+        c.handshakeSeqNr = initialSeqNr & UtpWire.SEQ_MASK;
         c.inbound.start(r.seqNr());
-        c.peerWindow = r.windowSize();
         c.stats.packetsReceived++;
         // Until the initiator proves its address by acknowledging the answer, at most
         // MAX_AMPLIFICATION answers go out per SYN received (QUIC's bound before address validation),
@@ -257,7 +226,7 @@ public final class UtpConnection {
         c.timers.connect = nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS);
         if (answer) {
             c.noteTimestamps(r, nowNanos);
-            c.sendState(nowNanos);
+            c.send.sendState(nowNanos);
             c.handshakeAnswers = 1;
             c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
         }
@@ -310,14 +279,14 @@ public final class UtpConnection {
         stats.packetsReceived++;
         if (state == ConnectionState.LINGERING) {
             if (type == PacketType.DATA || type == PacketType.FIN) {
-                sendState(nowNanos);
+                send.sendState(nowNanos);
                 timers.linger = nowNanos + lingerQuietNanos();
             }
             return;
         }
         lastReceiveNanos = nowNanos;
         if (type == PacketType.RESET) {
-            if (!plausibleAck(reader.ackNr())) {
+            if (!send.plausibleAck(reader.ackNr())) {
                 stats.implausiblePacketsDropped++; // a blind forgery: it does not acknowledge what we sent
                 return;
             }
@@ -346,16 +315,16 @@ public final class UtpConnection {
                 synsReceived++;
                 repeatHandshakeAnswer(nowNanos);
             } else {
-                sendState(nowNanos);
+                send.sendState(nowNanos);
             }
             return;
         }
         noteTimestamps(reader, nowNanos);
-        if (!processAck(type, nowNanos)) {
+        if (!send.onAck(reader, type, nowNanos)) {
             return;
         }
         if (initiator && type == PacketType.STATE && reader.ackNr() == synSeq
-                && seqNr == UtpWire.seqAdd(synSeq, 1)) {
+                && send.seqNr() == UtpWire.seqAdd(synSeq, 1)) {
             // a repeated handshake answer: our confirmation was lost
             acks.requestImmediate();
         }
@@ -410,15 +379,14 @@ public final class UtpConnection {
                 return;
             }
         } else if (nowNanos >= timers.tailLossProbe) {
-            onTailLossProbe(nowNanos);
+            send.onTailLossProbe(canSend(), nowNanos);
         }
         if (nowNanos >= timers.persist) {
-            timers.persist = NONE;
-            probeDue = true;
+            send.onPersistTimer();
         }
-        if (state == ConnectionState.CONNECTED && peerConfirmed && config.keepAliveIntervalNanos() > 0
-                && nowNanos - lastSendNanos >= config.keepAliveIntervalNanos()) {
-            sendState(nowNanos);
+        if (canSend() && config.keepAliveIntervalNanos() > 0
+                && nowNanos - send.lastSendNanos() >= config.keepAliveIntervalNanos()) {
+            send.sendState(nowNanos);
         }
         afterEvent(nowNanos);
     }
@@ -439,7 +407,7 @@ public final class UtpConnection {
         long d = Math.min(timers.earliest(), acks.deadlineNanos());
         if (state == ConnectionState.CONNECTED) {
             if (config.keepAliveIntervalNanos() > 0 && peerConfirmed) {
-                d = Math.min(d, lastSendNanos + config.keepAliveIntervalNanos());
+                d = Math.min(d, send.lastSendNanos() + config.keepAliveIntervalNanos());
             }
             if (config.idleTimeoutNanos() > 0) {
                 d = Math.min(d, lastReceiveNanos + config.idleTimeoutNanos());
@@ -458,16 +426,10 @@ public final class UtpConnection {
      * @throws IllegalStateException if the output was shut down or the connection is closed
      */
     public int write(ByteBuf data) {
-        if (closed || outputShutdown) {
+        if (closed || send.isOutputShutdown()) {
             throw new IllegalStateException(closed ? "connection is closed" : "output is shut down");
         }
-        int n = (int) Math.min(data.readableBytes(), sendBufferSpace());
-        if (n > 0) {
-            sendQueue.add(data, n);
-            bytesWritten += n;
-        }
-        updateWritability();
-        return n;
+        return send.write(data);
     }
 
     /**
@@ -480,7 +442,7 @@ public final class UtpConnection {
         if (closed) {
             return;
         }
-        sendQueue.flush();
+        send.flush();
         afterEvent(nowNanos);
     }
 
@@ -498,7 +460,8 @@ public final class UtpConnection {
         inbound.consumed(bytes, nowNanos);
         long window = inbound.window();
         long threshold = Math.max(2L * maxPayload, Math.min(inbound.bufferLimit() / 4, WINDOW_UPDATE_CAP));
-        if (window - lastAdvertisedWindow >= threshold || (lastAdvertisedWindow < maxPayload && window >= maxPayload)) {
+        long advertised = send.lastAdvertisedWindow();
+        if (window - advertised >= threshold || (advertised < maxPayload && window >= maxPayload)) {
             acks.requestImmediate();
         }
         afterEvent(nowNanos);
@@ -511,11 +474,9 @@ public final class UtpConnection {
      * @param nowNanos the current time
      */
     public void shutdownOutput(long nowNanos) {
-        if (closed || outputShutdown) {
+        if (closed || !send.shutdownOutput()) {
             return;
         }
-        outputShutdown = true;
-        sendQueue.flush();
         afterEvent(nowNanos);
     }
 
@@ -541,10 +502,7 @@ public final class UtpConnection {
             closeRequested = true;
             inbound.discardFurtherData();
         }
-        if (!outputShutdown) {
-            outputShutdown = true;
-            sendQueue.flush();
-        }
+        send.shutdownOutput();
         afterEvent(nowNanos);
     }
 
@@ -557,7 +515,7 @@ public final class UtpConnection {
         if (closed) {
             return;
         }
-        sendReset(nowNanos);
+        send.sendReset(nowNanos);
         terminate(null);
     }
 
@@ -689,12 +647,12 @@ public final class UtpConnection {
 
     /** Returns whether {@link #write} may be called and is worth calling (the send buffer has room). */
     public boolean isWritable() {
-        return writable && !outputShutdown && !closed;
+        return send.isWritable() && !closed;
     }
 
     /** Returns whether the output was shut down ({@link #shutdownOutput} or {@link #close}). */
     public boolean isOutputShutdown() {
-        return outputShutdown;
+        return send.isOutputShutdown();
     }
 
     /** Returns whether the peer's FIN was reached: no more data will be delivered. */
@@ -704,12 +662,12 @@ public final class UtpConnection {
 
     /** Returns how many more bytes {@link #write} would accept now. */
     public long sendBufferSpace() {
-        return Math.max(0, sendBufferLimit - sendBuffered());
+        return send.sendBufferSpace();
     }
 
     /** Returns the send buffer's current size in bytes: it grows from the configured size (see {@link UtpConfig}). */
     public long sendBufferLimit() {
-        return sendBufferLimit;
+        return send.sendBufferLimit();
     }
 
     /** Returns the receive buffer's current size in bytes (memory, as charged): it grows from the configured size. */
@@ -724,7 +682,7 @@ public final class UtpConnection {
 
     /** Returns the peer's last advertised receive window, in bytes. */
     public long peerWindowBytes() {
-        return peerWindow;
+        return send.peerWindow();
     }
 
     /** Returns the payload bytes in flight (sent, not acknowledged, not declared lost). */
@@ -738,12 +696,12 @@ public final class UtpConnection {
      * acknowledged. Still meaningful after the connection closed: it is then what the connection lost.
      */
     public long unacknowledgedBytes() {
-        return bytesWritten - bytesAcknowledged;
+        return send.unacknowledgedBytes();
     }
 
     /** Whether the peer acknowledged our FIN, and with it every byte written before it. */
     public boolean isEndOfStreamAcknowledged() {
-        return finAcked;
+        return send.isFinAcked();
     }
 
     /** Returns the congestion window in bytes. */
@@ -813,11 +771,6 @@ public final class UtpConnection {
     // ------------------------------------------------------------------------------------------------
     // Receiving
 
-    /**
-     * Whether {@code ackNr} acknowledges something this side sent and has not yet seen acknowledged
-     * (from the last cumulatively acknowledged packet to the next sequence number, which our STATE
-     * packets carry): what a peer's RESET must carry, and what a blind forger must guess.
-     */
     /** Sends the handshake answer again if the amplification budget allows; false if it does not. */
     private boolean repeatHandshakeAnswer(long nowNanos) {
         if (handshakeAnswers >= MAX_AMPLIFICATION * synsReceived) {
@@ -825,13 +778,8 @@ public final class UtpConnection {
             return false;
         }
         handshakeAnswers++;
-        sendState(nowNanos);
+        send.sendState(nowNanos);
         return true;
-    }
-
-    private boolean plausibleAck(int ackNr) {
-        int lowest = UtpWire.seqAdd(outstanding.isEmpty() ? seqNr : outstanding.firstSeq(), -1);
-        return UtpWire.seqDiff(ackNr, lowest) >= 0 && UtpWire.seqDiff(ackNr, seqNr) <= 0;
     }
 
     /**
@@ -845,8 +793,7 @@ public final class UtpConnection {
         if (fromExpected < -STATE_SEQ_SLACK || fromExpected > STATE_SEQ_SLACK) {
             return false;
         }
-        int lowest = UtpWire.seqAdd(outstanding.isEmpty() ? seqNr : outstanding.firstSeq(), -1);
-        return UtpWire.seqDiff(reader.ackNr(), lowest) >= -STATE_SEQ_SLACK;
+        return UtpWire.seqDiff(reader.ackNr(), send.lowestUnacknowledged()) >= -STATE_SEQ_SLACK;
     }
 
     /** Whether the peer proved it received our answer to its SYN (always true for the initiator). */
@@ -901,14 +848,14 @@ public final class UtpConnection {
         int theirTimestamp = r.timestampMicros();
         if (theirTimestamp != 0) {
             int delay = UtpWire.micros32(nowNanos) - theirTimestamp;
-            replyMicros = delay == 0 ? 1 : delay;
+            send.noteReplyDelay(delay == 0 ? 1 : delay);
         }
         int ourDelay = r.timestampDifferenceMicros();
         if (ourDelay != 0) {
             cc.onDelaySample(ourDelay, nowNanos);
             if (theirTimestamp != 0) {
                 // the two one-way delays: their sum is a round trip (see timestampRttNanos)
-                long micros = Integer.toUnsignedLong(ourDelay + replyMicros);
+                long micros = Integer.toUnsignedLong(ourDelay + send.replyMicros());
                 if (micros < MAX_TIMESTAMP_RTT_MICROS) {
                     inbound.onRttSample(micros * 1000);
                     pathRtt.onSample(micros * 1000);
@@ -917,92 +864,16 @@ public final class UtpConnection {
         }
     }
 
-    /**
-     * Applies the packet's acknowledgement. Returns false if the packet acknowledges something never
-     * sent, in which case it is ignored entirely.
-     */
-    private boolean processAck(PacketType type, long nowNanos) {
-        int pktAck = reader.ackNr();
-        if (UtpWire.seqDiff(pktAck, UtpWire.seqAdd(seqNr, -1)) > 0) {
-            return false;
-        }
-        peerWindow = reader.windowSize();
-        if (peerWindow - outstanding.bytesInFlight() >= maxPayload) {
-            // the window is open again: stop probing and forget the probe back-off
-            timers.persist = NONE;
-            persistIntervalNanos = 0;
-            probeDue = false;
-        }
-        if (outstanding.isEmpty()) {
-            return true;
-        }
-        LossRecovery.AckOutcome ack = recovery.onAck(reader, seqNr,
-                type == PacketType.STATE && reader.payloadLength() == 0, timestampRttNanos(), heldByPacer, nowNanos);
-        bytesAcknowledged += ack.payloadAcked;
-        if (finSent && !finAcked && !outstanding.contains(finSeq)) {
-            finAcked = true;
-        }
-        if (ack.cwndAfterAck >= 0) {
-            growSendBuffer(ack.cwndAfterAck);
-        }
-        return true;
-    }
-
-    /**
-     * Lets the send buffer hold twice what the windows let fly (Linux sizes a TCP send buffer the same
-     * way): a window in flight and a window's worth written behind it, so that the application's next
-     * write is there when the acknowledgements come. Bounded by {@link UtpConfig#sendBufferMax()};
-     * never shrinks.
-     */
-    private void growSendBuffer(long cwndBytes) {
-        long max = config.sendBufferMax();
-        if (sendBufferLimit >= max) {
-            return;
-        }
-        long wanted = 2 * Math.min(cwndBytes, peerWindow);
-        if (wanted > sendBufferLimit) {
-            sendBufferLimit = Math.min(max, wanted);
-        }
-    }
-
-    /**
-     * An RTT sample from the BEP 29 timestamps, for an acknowledgement that Karn's rule leaves without
-     * one (the newest packet it covers was retransmitted), or -1. The peer's
-     * {@code timestamp_difference} is the one-way delay of our last packet it received and ours of
-     * this packet is the reverse one; each includes the offset between the clocks with opposite signs,
-     * so their sum (mod 2^32) is a round trip without the peer's ACK delay, whatever transmission it
-     * answers - what TCP's timestamp option gives a retransmission (RFC 7323, 4.1).
-     *
-     * <p>Without it, the RTO stays at its initial second until a first packet goes through untouched,
-     * and no tail-loss probe can be armed (under heavy loss the handshake and the first packets are
-     * often all retransmitted); and a recovery that repairs hundreds of holes keeps the smoothed RTT
-     * of before the loss, often inflated by the queue that caused it: on loopback, 65-150 ms instead
-     * of one, which paced the repairs at a few packets per 100 ms and kept the window from growing
-     * (16 connections into one listener: one connection took 60 s for what the others did in 2).
-     */
-    private long timestampRttNanos() {
-        int forward = reader.timestampDifferenceMicros();
-        if (forward == 0 || reader.timestampMicros() == 0) {
-            return -1;
-        }
-        long micros = Integer.toUnsignedLong(forward + replyMicros);
-        return micros > 0 && micros < MAX_TIMESTAMP_RTT_MICROS ? micros * 1000 : -1;
-    }
-
     private void onReset() {
         if (state == ConnectionState.SYN_SENT) {
             terminate(new UtpException(UtpException.Reason.CONNECTION_REFUSED, "connection refused by peer"));
-        } else if (inbound.isFinished() && finSent && onlyFinUnacked()) {
+        } else if (inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()) {
             // the peer saw our FIN (it acknowledged everything before it) and is gone: only our last
             // acknowledgement of its FIN, or its acknowledgement of ours, was lost
             terminate(null);
         } else {
             terminate(new UtpException(UtpException.Reason.RESET_BY_PEER, "connection reset by peer"));
         }
-    }
-
-    private boolean onlyFinUnacked() {
-        return outstanding.isEmpty() || (outstanding.count() == 1 && outstanding.firstSeq() == finSeq);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -1012,176 +883,20 @@ public final class UtpConnection {
         if (closed) {
             return;
         }
-        trySend(nowNanos);
+        send.trySend(canSend(), nowNanos);
         if (timers.tailLossProbe == NONE) {
-            armTailLossProbe(nowNanos);
+            send.armTailLossProbe(canSend(), nowNanos);
         }
         if (state == ConnectionState.CONNECTED && acks.isDue(nowNanos)) {
-            sendState(nowNanos);
+            send.sendState(nowNanos);
         }
-        updateWritability();
+        send.updateWritability(closed);
         maybeFinish(nowNanos);
     }
 
-    private void trySend(long nowNanos) {
-        if (state != ConnectionState.CONNECTED || !peerConfirmed) {
-            return;
-        }
-        timers.pacing = NONE;
-        heldByPacer = false;
-        while (true) {
-            int resendSeq = outstanding.firstLost();
-            boolean resend = resendSeq >= 0;
-            boolean fin = false;
-            boolean probe = false;
-            int payload;
-            if (resend) {
-                payload = outstanding.payload(resendSeq);
-            } else if (sendQueue.flushedBytes() > 0) {
-                payload = (int) Math.min(maxPayload, sendQueue.flushedBytes());
-            } else if (outputShutdown && !finSent && sendQueue.queuedBytes() == 0) {
-                payload = 0;
-                fin = true;
-            } else {
-                return;
-            }
-            if (!resend && outstanding.isFull()) {
-                return;
-            }
-            if (resend && recovery.takeFastRetransmit()) {
-                // the first retransmission of a loss episode goes out at once, whatever the window
-                transmit(resendSeq, nowNanos);
-                continue;
-            }
-            long flight = outstanding.bytesInFlight();
-            if (flight > 0 && flight + payload > cc.cwndBytes()) {
-                if (resend && recovery.takeDepartureCredit()) {
-                    // a packet acknowledged without progress left the network: repair a hole in its place
-                    transmit(resendSeq, nowNanos);
-                    continue;
-                }
-                return;
-            }
-            if (!resend && payload > 0) {
-                long room = peerWindow - flight;
-                if (room < payload) {
-                    if (flight == 0 && room > 0) {
-                        payload = (int) room;
-                    } else if (probeDue && outstanding.isEmpty()) {
-                        payload = 0;
-                        probe = true;
-                    } else {
-                        armPersistTimer(nowNanos);
-                        return;
-                    }
-                }
-            }
-            long rate = cc.pacingRateBytesPerSecond(rtt.srttNanos());
-            if (!pacer.canSend(nowNanos, rate)) {
-                timers.pacing = pacer.nextSendTimeNanos(nowNanos, rate);
-                heldByPacer = true;
-                return;
-            }
-            if (resend) {
-                transmit(resendSeq, nowNanos);
-            } else {
-                if (probe) {
-                    probeDue = false;
-                }
-                sendNew(payload, fin, nowNanos);
-            }
-        }
-    }
-
-    private void armPersistTimer(long nowNanos) {
-        if (!outstanding.isEmpty() || timers.persist != NONE) {
-            return;
-        }
-        persistIntervalNanos = persistIntervalNanos == 0
-                ? rtt.rtoNanos()
-                : Math.min(persistIntervalNanos * 2, config.maxRtoNanos());
-        timers.persist = nowNanos + persistIntervalNanos;
-    }
-
-    private void sendSyn(long nowNanos) {
-        ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE);
-        PacketWriter.writeHeader(p, PacketType.SYN, UtpWire.EXTENSION_NONE, recvId, 0, 0, 0, seqNr, 0);
-        outstanding.add(seqNr, p, 0);
-        int seq = seqNr;
-        seqNr = UtpWire.seqAdd(seqNr, 1);
-        transmit(seq, nowNanos);
-    }
-
-    private void sendNew(int payload, boolean fin, long nowNanos) {
-        ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE + payload);
-        PacketWriter.writeHeader(p, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE, sendId,
-                0, 0, 0, seqNr, inbound.ackNr());
-        if (payload > 0) {
-            sendQueue.transferTo(p, payload);
-        }
-        outstanding.add(seqNr, p, payload);
-        if (fin) {
-            finSent = true;
-            finSeq = seqNr;
-        }
-        int seq = seqNr;
-        seqNr = UtpWire.seqAdd(seqNr, 1);
-        transmit(seq, nowNanos);
-        armTailLossProbe(nowNanos);
-    }
-
-    /** Puts stored packet {@code seq} on the wire, refreshing its timestamps, window and ack. */
-    private void transmit(int seq, long nowNanos) {
-        ByteBuf p = outstanding.packet(seq);
-        long window = inbound.window();
-        PacketWriter.refresh(p, UtpWire.micros32(nowNanos), replyMicros, window, inbound.ackNr());
-        int payload = outstanding.payload(seq);
-        boolean retransmission = outstanding.transmissions(seq) > 0;
-        if (retransmission) {
-            stats.retransmissions++;
-            stats.payloadBytesResent += payload;
-        }
-        cc.onPacketSent(payload, retransmission, outstanding.bytesInFlight(), nowNanos);
-        outstanding.onSent(seq, nowNanos, recovery.nextSendOrder());
-        stats.packetsSent++;
-        stats.payloadBytesSent += payload;
-        lastAdvertisedWindow = window;
-        lastSendNanos = nowNanos;
-        if (!inbound.hasGap()) {
-            acks.onAckSent();
-        }
-        pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, cc.pacingRateBytesPerSecond(rtt.srttNanos()));
-        if (timers.retransmission == NONE) {
-            timers.retransmission = nowNanos + rtt.rtoNanos();
-        }
-        out.send(p.retainedDuplicate());
-    }
-
-    private void sendState(long nowNanos) {
-        inbound.fillSelectiveAck(sack);
-        int sackLength = sack.encodedLength();
-        int size = UtpWire.HEADER_SIZE + (sackLength > 0 ? UtpWire.EXTENSION_HEADER_SIZE + sackLength : 0);
-        ByteBuf p = alloc.ioBuffer(size);
-        long window = inbound.window();
-        PacketWriter.writeHeader(p, PacketType.STATE,
-                sackLength > 0 ? UtpWire.EXTENSION_SELECTIVE_ACK : UtpWire.EXTENSION_NONE,
-                sendId, UtpWire.micros32(nowNanos), replyMicros, window, seqNr, inbound.ackNr());
-        if (sackLength > 0) {
-            PacketWriter.writeSelectiveAck(p, UtpWire.EXTENSION_NONE, sack);
-        }
-        lastAdvertisedWindow = window;
-        lastSendNanos = nowNanos;
-        acks.onAckSent();
-        stats.packetsSent++;
-        out.send(p);
-    }
-
-    private void sendReset(long nowNanos) {
-        ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE);
-        PacketWriter.writeHeader(p, PacketType.RESET, UtpWire.EXTENSION_NONE, sendId, UtpWire.micros32(nowNanos),
-                replyMicros, 0, seqNr, inbound.ackNr());
-        stats.packetsSent++;
-        out.send(p);
+    /** Whether data may go out: the handshake is complete and the peer proved its address. */
+    private boolean canSend() {
+        return state == ConnectionState.CONNECTED && peerConfirmed;
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -1202,62 +917,12 @@ public final class UtpConnection {
                     timers.retransmission = NONE; // the budget is spent: wait for a repeated SYN or the connect timeout
                 }
             }
-            case RETRANSMIT_FIRST -> transmit(outstanding.firstSeq(), nowNanos);
+            case RETRANSMIT_FIRST -> send.transmit(outstanding.firstSeq(), nowNanos);
         }
-    }
-
-    /**
-     * Tail-loss probe (RFC 8985, section 7): when nothing was acknowledged for about two round trips
-     * while packets are in flight, send one packet - new data if there is any, else the last packet
-     * again - without touching the window. Its acknowledgement reveals the losses before it (or just
-     * repeats lost ACKs), so a lost tail, or lost ACKs when the window is a couple of packets, costs
-     * two round trips instead of a retransmission timeout and its collapse of the window. A known
-     * lost packet still waiting for room in the window goes first. Unlike RFC 8985, up to
-     * {@link #MAX_TAIL_PROBES} probes may precede the timeout, and probing resumes after a timeout's
-     * retransmission (as QUIC's probe timeouts do): with the 500 ms minimum RTO a timeout costs ten
-     * 50 ms round trips, and at 25 % loss each way one probe and its ACK fail together nearly half
-     * the time. Probes are single packets, at most a few per timeout period, sent only while no ACK
-     * arrives; a path that stays silent still meets the timeout, its collapse of the window and its
-     * back-off.
-     */
-    private void onTailLossProbe(long nowNanos) {
-        if (state != ConnectionState.CONNECTED || !peerConfirmed || outstanding.packetsInFlight() == 0) {
-            timers.tailLossProbe = NONE;
-            return;
-        }
-        int lost = recovery.onTailLossProbe();
-        if (lost >= 0) {
-            // a known hole waits for room in the window: repairing it is the most useful probe
-            transmit(lost, nowNanos);
-            armTailLossProbe(nowNanos);
-            return;
-        }
-        long flight = outstanding.bytesInFlight();
-        if (!outstanding.isFull()) {
-            if (sendQueue.flushedBytes() > 0) {
-                int payload = (int) Math.min(maxPayload, sendQueue.flushedBytes());
-                if (peerWindow - flight >= payload) {
-                    sendNew(payload, false, nowNanos);
-                    return;
-                }
-            } else if (outputShutdown && !finSent && sendQueue.queuedBytes() == 0) {
-                sendNew(0, true, nowNanos);
-                return;
-            }
-        }
-        int seq = recovery.lastInFlightForProbe();
-        if (seq >= 0) {
-            transmit(seq, nowNanos);
-            armTailLossProbe(nowNanos);
-        }
-    }
-
-    private void armTailLossProbe(long nowNanos) {
-        recovery.armTailLossProbe(state == ConnectionState.CONNECTED && peerConfirmed, nowNanos);
     }
 
     private void maybeFinish(long nowNanos) {
-        if (state != ConnectionState.CONNECTED || !finAcked || closed) {
+        if (state != ConnectionState.CONNECTED || !send.isFinAcked() || closed) {
             return;
         }
         if (!inbound.isFinished()) {
@@ -1284,7 +949,7 @@ public final class UtpConnection {
     }
 
     private void failAndReset(UtpException.Reason reason, String message, long nowNanos) {
-        sendReset(nowNanos);
+        send.sendReset(nowNanos);
         terminate(new UtpException(reason, message));
     }
 
@@ -1298,37 +963,19 @@ public final class UtpConnection {
     private void notifyClosed(Throwable cause) {
         if (!closed) {
             closed = true;
-            writable = false;
+            send.notWritable();
             out.closed(cause);
         }
     }
 
     private void releaseBuffers() {
-        outstanding.releaseAll();
-        sendQueue.releaseAll();
+        send.releaseAll();
         inbound.releaseAll();
     }
 
     private void clearTimers() {
         timers.clear();
         acks.onAckSent();
-    }
-
-    private void updateWritability() {
-        if (closed) {
-            return;
-        }
-        if (writable && sendBufferSpace() == 0) {
-            writable = false;
-            out.event(WRITABILITY_CHANGED);
-        } else if (!writable && sendBuffered() <= sendBufferLimit / 2) {
-            writable = true;
-            out.event(WRITABILITY_CHANGED);
-        }
-    }
-
-    private long sendBuffered() {
-        return sendQueue.queuedBytes() + outstanding.unackedPayloadBytes();
     }
 
     private static String millis(long nanos) {
