@@ -58,8 +58,6 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     private final Object lock = new Object();
     /** What the carried connection reported before this channel had a loop; null once it has one. */
     private List<Runnable> early = new ArrayList<>();
-    private volatile boolean open = true;
-    private volatile boolean active;
     private volatile boolean outputShutdown;
     private SocketAddress bindAddress;
     /** This channel's loop only. */
@@ -346,16 +344,6 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     }
 
     @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    @Override
-    public boolean isActive() {
-        return open && active;
-    }
-
-    @Override
     protected SocketAddress localAddress0() {
         return carried.localAddress();
     }
@@ -368,11 +356,6 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     @Override
     protected void doBind(SocketAddress localAddress) {
         bindAddress = localAddress; // the carried connection binds it when it connects
-    }
-
-    @Override
-    protected void doDisconnect() {
-        doClose();
     }
 
     @Override

@@ -26,8 +26,36 @@ import java.util.function.Consumer;
  */
 public abstract class AbstractStreamChannel extends AbstractChannel implements SocketChannel, UserSpaceStream {
 
+    /** False once the channel closed; the leaf clears it in its close. */
+    protected volatile boolean open = true;
+    /** True while the transport's connection is established; the leaf sets it when it is. */
+    protected volatile boolean active;
+    /** True once this side stopped reading: the peer's end of stream arrived, or {@link #shutdownInput()}. */
+    protected volatile boolean inputShutdown;
+
     protected AbstractStreamChannel(Channel parent) {
         super(parent);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && active;
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    /** A stream connection is not disconnected and reconnected: a disconnect closes it, as Netty's TCP channels do. */
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
     }
 
     /** The listener that accepted this connection (every Ferry listener is a {@link ServerSocketChannel}), or null. */

@@ -72,10 +72,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     /** The local address a bootstrap-made client was bound to before its connect; its members bind it. */
     private volatile InetSocketAddress boundLocal;
 
-    private volatile boolean open = true;
-    private volatile boolean active = true;
     private volatile boolean outputShutdown;
-    private volatile boolean inputShutdown;
     private volatile long bytesReceived;
 
     // writing (striped event loop)
@@ -297,16 +294,6 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     }
 
     @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    @Override
-    public boolean isActive() {
-        return open && active;
-    }
-
-    @Override
     public ChannelMetadata metadata() {
         return METADATA;
     }
@@ -353,11 +340,6 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
                     + ": each member takes a port of its own; bind port 0");
         }
         return local;
-    }
-
-    @Override
-    protected void doDisconnect() {
-        doClose();
     }
 
     @Override
@@ -596,11 +578,6 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     }
 
     // ------------------------------------------------------------------ DuplexChannel
-
-    @Override
-    public boolean isInputShutdown() {
-        return inputShutdown || !isActive();
-    }
 
     @Override
     protected boolean hasConnection() {

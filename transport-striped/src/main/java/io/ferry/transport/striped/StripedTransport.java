@@ -438,7 +438,7 @@ public final class StripedTransport implements Transport {
                 child.attach(list, complete.handlers);
                 if (server != null) {
                     channels.add(child);
-                    server.accepted(child);
+                    server.add(child);
                     return;
                 }
                 try {

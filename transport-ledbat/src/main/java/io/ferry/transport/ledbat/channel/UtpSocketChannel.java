@@ -64,9 +64,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private UtpEndpoint endpoint;
     private UtpConnection connection;
     private InetSocketAddress remote;
-    private boolean open = true;
-    private boolean active;
-    private boolean inputShutdown;
     private final ReadLoop reads = new ReadLoop(this);
     private boolean delivering;
     private boolean coreClosed;
@@ -221,16 +218,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    @Override
-    public boolean isActive() {
-        return open && active;
-    }
-
-    @Override
     public ChannelMetadata metadata() {
         return METADATA;
     }
@@ -279,11 +266,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     /** Where the client's UDP socket is to bind, or null for the system's choice. */
     InetSocketAddress bindAddress() {
         return bindAddress;
-    }
-
-    @Override
-    protected void doDisconnect() {
-        doClose();
     }
 
     @Override
@@ -414,11 +396,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     // ------------------------------------------------------------------ DuplexChannel
-
-    @Override
-    public boolean isInputShutdown() {
-        return inputShutdown || !isActive();
-    }
 
     @Override
     protected boolean hasConnection() {
