@@ -12,24 +12,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -83,64 +74,23 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
      */
     static final long OFFER_AHEAD_BYTES = 64L << 20;
 
-    /** READY: prepared (opened, its start known), waiting for a streaming slot. */
-    private enum State { WAITING, OFFERED, PREPARING, READY, STREAMING, ENDED, DONE }
-
-    /** One file's state. Fields marked "disk" belong to its disk queue, the rest to the event loop. */
-    private final class Outgoing {
-        final int id;
-        final SendPlan.Entry entry;
-        final SerialExecutor disk;
-        State state = State.WAITING;
-        long offeredNanos;
-        long startOffset;
-        long nextRead;
-        int readsInFlight;
-        boolean lastRead;
-        final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
-        long sent;
-        byte[] digestValue;
-        FileOutcome outcome;
-        /** Zero-copy: the source the regions of this file share (event loop's copy of {@link #source}). */
-        SourceFile regions;
-        /** Whether every content byte was handed to the channel (END follows once the digest is known). */
-        boolean contentDone;
-        /** Whether {@link #digestValue} came from the hash cache. */
-        boolean cached;
-        // disk
-        SourceFile source;
-        MessageDigest digest;
-        HashCache.Stat stat;
-        long hashStartNanos;
-
-        Outgoing(int id, SendPlan.Entry entry) {
-            this.id = id;
-            this.entry = entry;
-            this.disk = new SerialExecutor(diskPool);
-        }
-
-        long size() {
-            return entry.size();
-        }
-    }
-
-    private final List<Outgoing> files = new ArrayList<>();
+    private final List<OutgoingFile> files = new ArrayList<>();
     private final SendSettings settings;
     private final ProgressListener progress;
     private final Executor diskPool;
     /** What the disk threads hand to the event loop: files opened and hashed, chunks read, files checked. */
     private LoopMailbox loop;
+    /** Opens, hashes, reads and checks the files on their disk queues (made with {@link #loop}). */
+    private SendDisk disk;
     private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
-    private final ArrayDeque<Outgoing> streaming = new ArrayDeque<>();
+    private final ArrayDeque<OutgoingFile> streaming = new ArrayDeque<>();
     /** Prepared files in the order they became READY (entries no longer READY are skipped). */
-    private final ArrayDeque<Outgoing> readyToStream = new ArrayDeque<>();
+    private final ArrayDeque<OutgoingFile> readyToStream = new ArrayDeque<>();
 
     private ChannelHandlerContext ctx;
     private SharedSecret token;
-    private byte[] senderNonce;
-    private byte[] receiverNonce;
-    /** Whether offers may go out: at once without a token, after the receiver's proof with one. */
-    private boolean admitted;
+    /** The AUTH step, from the session's start; offers go out once it {@link SenderAuth#admitted}. */
+    private SenderAuth auth;
     private boolean helloReceived;
     private int nextToOffer;
     /** Files offered and not yet ended or done: at most parallelFiles + OFFER_AHEAD. */
@@ -169,7 +119,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         this.progress = progress;
         this.diskPool = diskPool;
         for (SendPlan.Entry entry : plan.entries()) {
-            files.add(new Outgoing(files.size(), entry));
+            files.add(new OutgoingFile(files.size(), entry, diskPool));
         }
     }
 
@@ -207,6 +157,34 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.loop = new LoopMailbox(ctx);
+        this.disk = new SendDisk(settings, loop, new SendDisk.Results() {
+            @Override
+            public void started(OutgoingFile file, long from, byte[] completeDigest, SourceFile source) {
+                FileSendSession.this.started(file, from, completeDigest, source);
+            }
+
+            @Override
+            public void hashed(OutgoingFile file, byte[] sha256, boolean fromCache) {
+                FileSendSession.this.hashed(file, sha256, fromCache);
+            }
+
+            @Override
+            public void chunkRead(OutgoingFile file, ByteBuf frame, byte[] sha256) {
+                chunkReady(file, frame, sha256);
+            }
+
+            @Override
+            public void unchanged(OutgoingFile file) {
+                if (file.state == OutgoingFile.State.STREAMING && !result.isDone()) {
+                    endFile(file);
+                }
+            }
+
+            @Override
+            public void failed(OutgoingFile file, String message) {
+                abortFile(file, message);
+            }
+        });
         if (ctx.channel().isActive()) {
             begin();
         }
@@ -231,82 +209,36 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         }
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
-        progress.sessionStarted(files.size(), files.stream().mapToLong(Outgoing::size).sum());
+        progress.sessionStarted(files.size(), files.stream().mapToLong(OutgoingFile::size).sum());
         ctx.write(Frames.hello(ctx.alloc()));
-        if (token != null) {
-            senderNonce = SharedSecret.nonce();
-        }
-        ctx.write(Frames.senderAuth(ctx.alloc(), settings.checksum(), senderNonce));
+        auth = new SenderAuth(token);
+        ctx.write(Frames.senderAuth(ctx.alloc(), settings.checksum(), auth.nonce()));
         helloTimeout = ctx.executor().schedule(() -> {
             if (!helloReceived) {
                 failSession(peer + " did not answer as a ferry receiver within " + settings.handshakeSeconds() + " s");
-            } else if (!admitted) {
+            } else if (!auth.admitted()) {
                 failSession(peer + " did not complete the shared-secret handshake within " + settings.handshakeSeconds() + " s");
             }
         }, settings.handshakeSeconds(), TimeUnit.SECONDS);
         // Without a token the offers follow the hello at once; with one they wait for the receiver's proof.
-        admitted = token == null;
         offerMore();
         loop.flush();
         checkDone();
     }
 
-    /** The receiver's AUTH: whether it has a token, and its nonce. */
-    private void onReceiverAuth(ByteBuf in) {
-        if (receiverNonce != null) {
-            failSession(peer + " sent a second AUTH frame");
-            return;
-        }
-        int mode = in.readUnsignedByte();
-        if (mode == MODE_TOKEN && in.readableBytes() == SharedSecret.NONCE_BYTES) {
-            receiverNonce = new byte[SharedSecret.NONCE_BYTES];
-            in.readBytes(receiverNonce);
-            if (token == null) {
-                failSession("the receiver refused this sender: it takes files only from senders holding its shared secret "
-                        + "(--token-file)");
-                return;
-            }
-            ctx.writeAndFlush(Frames.proof(ctx.alloc(), SENDER_PROOF, token.proof(SharedSecret.Role.SENDER, senderNonce, receiverNonce)));
-        } else if (mode == MODE_OPEN) {
-            if (token != null) {
-                failSession(peer + " has no shared secret (it runs without --token-file): nothing sent, as --token-file sends "
-                        + "only to a receiver that proves it holds the secret");
-            }
-        } else {
-            failSession(peer + " sent an AUTH frame this sender does not understand (mode " + mode + ")");
-        }
-    }
-
-    /** The receiver's PROOF: checked in constant time before any file is offered. */
-    private void onReceiverProof(ByteBuf in) {
-        if (token == null || receiverNonce == null || admitted) {
-            failSession(peer + " sent a PROOF frame out of turn");
-            return;
-        }
-        byte[] claimed = new byte[in.readableBytes()];
-        in.readBytes(claimed);
-        if (!token.verifies(SharedSecret.Role.RECEIVER, senderNonce, receiverNonce, claimed)) {
-            failSession(peer + " does not hold this shared secret (--token-file): nothing sent");
-            return;
-        }
-        admitted = true;
-        helloTimeout.cancel(false);
-        offerMore();
-    }
-
     // ------------------------------------------------------------------ offers
 
     private void offerMore() {
-        if (!admitted) {
+        if (!admitted()) {
             return;
         }
         while (nextToOffer < files.size() && active < settings.parallelFiles() + OFFER_AHEAD && !result.isDone()) {
-            Outgoing file = files.get(nextToOffer);
+            OutgoingFile file = files.get(nextToOffer);
             if (active >= settings.parallelFiles() && waitingBytes > 0 && waitingBytes + file.size() > OFFER_AHEAD_BYTES) {
                 break; // offered again when a waiting file starts streaming or leaves
             }
             nextToOffer++;
-            file.state = State.OFFERED;
+            file.state = OutgoingFile.State.OFFERED;
             file.offeredNanos = System.nanoTime();
             active++;
             waitingBytes += file.size();
@@ -336,7 +268,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private void onHello(int version) {
         helloReceived = true;
-        if (admitted) {
+        if (admitted()) {
             helloTimeout.cancel(false); // with a token it runs on until the receiver's proof
         }
         if (version != VERSION) {
@@ -348,14 +280,24 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private void onFrame(Frame frame) {
         ByteBuf in = frame.payload;
         if (frame.type == RECEIVER_AUTH) {
-            onReceiverAuth(in);
+            String refused = auth.onReceiverAuth(in, peer,
+                    proof -> ctx.writeAndFlush(Frames.proof(ctx.alloc(), SENDER_PROOF, proof)));
+            if (refused != null) {
+                failSession(refused);
+            }
             return;
         }
         if (frame.type == RECEIVER_PROOF) {
-            onReceiverProof(in);
+            String refused = auth.onReceiverProof(in, peer);
+            if (refused != null) {
+                failSession(refused);
+            } else {
+                helloTimeout.cancel(false);
+                offerMore();
+            }
             return;
         }
-        if (!admitted) {
+        if (!admitted()) {
             // With a token nothing was offered yet: an ERROR now is the receiver refusing this sender.
             failSession(frame.type == ERROR ? "the receiver refused this sender: " + Frames.readText(in)
                     : peer + " sent frame type " + frame.type + " before the shared-secret handshake was done");
@@ -363,22 +305,22 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         switch (frame.type) {
             case ACCEPT: {
-                Outgoing file = file(in.readInt());
+                OutgoingFile file = file(in.readInt());
                 int kind = in.readUnsignedByte();
                 long offset = in.readLong();
                 byte[] theirs = new byte[settings.checksum().length()];
                 in.readBytes(theirs);
-                if (file != null && file.state == State.OFFERED) {
-                    file.state = State.PREPARING;
-                    file.disk.execute(() -> prepare(file, kind, offset, theirs));
+                if (file != null && file.state == OutgoingFile.State.OFFERED) {
+                    file.state = OutgoingFile.State.PREPARING;
+                    file.disk.execute(() -> disk.prepare(file, kind, offset, theirs, zeroCopy));
                 }
                 break;
             }
             case VERDICT: {
-                Outgoing file = file(in.readInt());
+                OutgoingFile file = file(in.readInt());
                 int status = in.readUnsignedByte();
                 String message = Frames.readText(in);
-                if (file != null && file.state != State.DONE) {
+                if (file != null && file.state != OutgoingFile.State.DONE) {
                     onVerdict(file, status, message);
                 }
                 break;
@@ -391,7 +333,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private Outgoing file(int id) {
+    private boolean admitted() {
+        return auth != null && auth.admitted();
+    }
+
+    private OutgoingFile file(int id) {
         if (id < 0 || id >= files.size()) {
             failSession(peer + " named a file id " + id + " that was never offered");
             return null;
@@ -399,218 +345,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         return files.get(id);
     }
 
-    // ------------------------------------------------------------------ disk side
-
-    /** On the file's disk queue: open it, check the receiver's prefix against ours, then start. */
-    private void prepare(Outgoing file, int kind, long offset, byte[] theirs) {
-        long start = 0;
-        try {
-            file.hashStartNanos = epochNanos();
-            file.stat = HashCache.Stat.of(file.entry.source());
-            file.source = new SourceFile(FileChannel.open(file.entry.source(), StandardOpenOption.READ));
-            long size = file.source.channel.size();
-            if (size < file.size()) {
-                throw new IOException("it shrank from " + file.size() + " to " + size + " bytes since it was listed");
-            }
-            file.digest = settings.checksum().newDigest();
-            if (offset > 0 && offset <= file.size() && (kind == KIND_PARTIAL || kind == KIND_EXISTING)) {
-                Digests.update(file.digest, file.source.channel, offset);
-                if (Arrays.equals(Digests.peek(file.digest), theirs)) {
-                    start = offset;
-                } else {
-                    file.digest.reset();
-                }
-            }
-        } catch (IOException e) {
-            closeSource(file);
-            String message = "cannot read " + file.entry.source() + ": " + Failures.reason(e);
-            loop.post(() -> abortFile(file, message));
-            return;
-        }
-        long from = start;
-        byte[] complete = from == file.size() ? file.digest.digest() : null;
-        if (complete != null) {
-            closeSource(file);
-        } else if (settings.hashCache() != null && settings.hashCache().checksum() == settings.checksum()
-                && file.stat.size() == file.size()) {
-            byte[] remembered = settings.hashCache().lookup(file.entry.source(), file.stat).orElse(null);
-            if (remembered != null) {
-                file.digest = null; // nothing to hash: the receiver verifies the content against this digest
-                SourceFile source = file.source;
-                loop.post(() -> {
-                    started(file, from, null, source);
-                    hashed(file, remembered, true);
-                });
-                return;
-            }
-        }
-        SourceFile source = file.source;
-        loop.post(() -> started(file, from, complete, source));
-        if (complete == null && zeroCopy) {
-            file.disk.execute(() -> hashRest(file, from));
-        }
-    }
-
-    /** Zero-copy, on the file's disk queue: hashes the content from {@code from} on, beside the sending. */
-    private void hashRest(Outgoing file, long from) {
-        if (file.source == null) {
-            return; // aborted meanwhile
-        }
-        ByteBuffer buffer = Digests.buffer();
-        try {
-            long position = from;
-            while (position < file.size()) {
-                buffer.clear().limit((int) Math.min(buffer.capacity(), file.size() - position));
-                int n = file.source.channel.read(buffer, position);
-                if (n < 0) {
-                    throw new IOException("it shrank while being sent (ended after " + position + " of " + file.size() + " bytes)");
-                }
-                buffer.flip();
-                file.digest.update(buffer);
-                position += n;
-            }
-        } catch (IOException e) {
-            closeSource(file);
-            String message = "cannot read " + file.entry.source() + ": " + Failures.reason(e);
-            loop.post(() -> abortFile(file, message));
-            return;
-        }
-        byte[] sha256 = file.digest.digest();
-        remember(file, sha256, from);
-        loop.post(() -> hashed(file, sha256, false));
-    }
-
-    /** On the disk queue: keeps the digest of a whole file hashed from its start for the next send. */
-    private void remember(Outgoing file, byte[] sha256, long hashedFrom) {
-        HashCache cache = settings.hashCache();
-        if (cache == null || cache.checksum() != settings.checksum() || hashedFrom != 0 || file.stat.size() != file.size()) {
-            return;
-        }
-        try {
-            cache.remember(file.entry.source(), file.stat, HashCache.Stat.of(file.entry.source()), file.hashStartNanos, sha256);
-        } catch (IOException gone) {
-            // not remembered: the end-of-file check reports it
-        }
-    }
-
-    /**
-     * On the disk queue, once the content was handed to the channel: fails the file if it changed since it
-     * was opened (its digest would not describe what was sent), ends it otherwise.
-     */
-    private void checkUnchanged(Outgoing file) {
-        String changed;
-        try {
-            HashCache.Stat now = HashCache.Stat.of(file.entry.source());
-            changed = now.equals(file.stat) ? null : file.entry.source() + " changed while it was being sent (it was "
-                    + file.stat.size() + " bytes modified at " + Instant.EPOCH.plusNanos(file.stat.modifiedNanos()) + ", it is now "
-                    + now.size() + " bytes modified at " + Instant.EPOCH.plusNanos(now.modifiedNanos()) + "); send it again";
-        } catch (IOException e) {
-            changed = "cannot read " + file.entry.source() + " any more: " + Failures.reason(e);
-        }
-        if (changed != null && settings.hashCache() != null) {
-            settings.hashCache().forget(file.entry.source());
-        }
-        String message = changed;
-        loop.post(() -> {
-            if (message != null) {
-                abortFile(file, message);
-            } else if (file.state == State.STREAMING && !result.isDone()) {
-                endFile(file); // flushed with whatever else the disk threads posted (LoopMailbox)
-            }
-        });
-    }
-
-    private static long epochNanos() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
-    /** On the file's disk queue: reads and hashes one chunk into a DATA frame. */
-    private void read(Outgoing file, ByteBufAllocator alloc, long position, int length, boolean last) {
-        if (file.source == null) {
-            return; // the file was aborted meanwhile
-        }
-        ByteBuf frame = Frames.dataHeader(alloc, file.id, length);
-        try {
-            int done = 0;
-            while (done < length) {
-                int n = frame.writeBytes(file.source.channel, position + done, length - done);
-                if (n < 0) {
-                    throw new IOException("it shrank while being sent (ended after " + (position + done) + " of " + file.size() + " bytes)");
-                }
-                done += n;
-            }
-            if (file.digest != null) {
-                file.digest.update(frame.nioBuffer(Frames.DATA_HEADER, length));
-            }
-        } catch (IOException | RuntimeException e) {
-            frame.release();
-            closeSource(file);
-            String message = "cannot read " + file.entry.source() + ": " + (e instanceof IOException ? Failures.reason((IOException) e) : e);
-            loop.post(() -> abortFile(file, message));
-            return;
-        }
-        byte[] sha256 = last && file.digest != null ? file.digest.digest() : null;
-        if (last) {
-            closeSource(file);
-            if (sha256 != null) {
-                remember(file, sha256, file.startOffset);
-            }
-        }
-        loop.post(() -> chunkReady(file, frame, sha256));
-    }
-
-    private static void closeSource(Outgoing file) {
-        if (file.source != null) {
-            file.source.release(); // closed once the regions still queued are sent too
-            file.source = null;
-        }
-    }
-
-    /** A file open for reading, shared by the chunks and regions read from it; closed when the last lets go. */
-    private static final class SourceFile extends AbstractReferenceCounted {
-        final FileChannel channel;
-
-        SourceFile(FileChannel channel) {
-            this.channel = channel;
-        }
-
-        @Override
-        protected void deallocate() {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // only read from
-            }
-        }
-
-        @Override
-        public ReferenceCounted touch(Object hint) {
-            return this;
-        }
-    }
-
-    /** A DATA frame's content sent with {@code sendfile}; holds its {@link SourceFile} open until released. */
-    private static final class Region extends DefaultFileRegion {
-        private final SourceFile source;
-
-        Region(SourceFile source, long position, long count) {
-            super(source.channel, position, count);
-            this.source = source;
-            source.retain();
-        }
-
-        @Override
-        protected void deallocate() {
-            source.release(); // not super's: that would close the channel the file's other regions use
-        }
-    }
-
     // ------------------------------------------------------------------ event loop side
 
     /** Prepared: a file with nothing left to send ends at once, any other waits for a streaming slot. */
-    private void started(Outgoing file, long from, byte[] completeDigest, SourceFile source) {
-        if (file.state != State.PREPARING || result.isDone()) {
+    private void started(OutgoingFile file, long from, byte[] completeDigest, SourceFile source) {
+        if (file.state != OutgoingFile.State.PREPARING || result.isDone()) {
             return;
         }
         file.startOffset = from;
@@ -624,7 +363,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             loop.flush();
             return;
         }
-        file.state = State.READY;
+        file.state = OutgoingFile.State.READY;
         readyToStream.add(file);
         streamNext();
     }
@@ -633,14 +372,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private void streamNext() {
         boolean began = false;
         while (streamingNow < settings.parallelFiles() && !result.isDone()) {
-            Outgoing file = readyToStream.poll();
+            OutgoingFile file = readyToStream.poll();
             if (file == null) {
                 break;
             }
-            if (file.state != State.READY) {
+            if (file.state != OutgoingFile.State.READY) {
                 continue; // refused or aborted while it waited
             }
-            file.state = State.STREAMING;
+            file.state = OutgoingFile.State.STREAMING;
             streamingNow++;
             waitingBytes -= file.size();
             progress.fileStarted(file.id, file.entry.name(), file.size(), file.startOffset);
@@ -657,14 +396,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     /** A file leaves its place among the offers (ended, refused or aborted): offer and stream the next ones. */
-    private void released(Outgoing file, State was) {
-        if (was == State.WAITING || was == State.ENDED || was == State.DONE) {
+    private void released(OutgoingFile file, OutgoingFile.State was) {
+        if (was == OutgoingFile.State.WAITING || was == OutgoingFile.State.ENDED || was == OutgoingFile.State.DONE) {
             return; // never offered, or its place was already given back
         }
         active--;
-        if (was == State.STREAMING) {
+        if (was == OutgoingFile.State.STREAMING) {
             streamingNow--;
-        } else if (was == State.OFFERED || was == State.PREPARING || was == State.READY) {
+        } else if (was == OutgoingFile.State.OFFERED || was == OutgoingFile.State.PREPARING || was == OutgoingFile.State.READY) {
             waitingBytes -= file.size();
         }
         offerMore();
@@ -672,8 +411,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     /** The file's digest is known: from the cache, or hashed beside a zero-copy sending. */
-    private void hashed(Outgoing file, byte[] sha256, boolean fromCache) {
-        if ((file.state != State.STREAMING && file.state != State.READY) || result.isDone()) {
+    private void hashed(OutgoingFile file, byte[] sha256, boolean fromCache) {
+        if ((file.state != OutgoingFile.State.STREAMING && file.state != OutgoingFile.State.READY) || result.isDone()) {
             return;
         }
         file.digestValue = sha256;
@@ -682,13 +421,13 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Ends a file whose content was all handed to the channel and whose digest is known, if it did not change. */
-    private void maybeEnd(Outgoing file) {
-        if (file.contentDone && file.digestValue != null && file.state == State.STREAMING) {
-            file.disk.execute(() -> checkUnchanged(file));
+    private void maybeEnd(OutgoingFile file) {
+        if (file.contentDone && file.digestValue != null && file.state == OutgoingFile.State.STREAMING) {
+            file.disk.execute(() -> disk.checkUnchanged(file));
         }
     }
 
-    private void requestReads(Outgoing file) {
+    private void requestReads(OutgoingFile file) {
         if (file.regions != null) {
             return; // zero-copy: regions are made as the channel takes them
         }
@@ -700,13 +439,13 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             file.lastRead = last;
             file.readsInFlight++;
             ByteBufAllocator alloc = ctx.alloc();
-            file.disk.execute(() -> read(file, alloc, position, length, last));
+            file.disk.execute(() -> disk.read(file, alloc, position, length, last));
         }
     }
 
-    private void chunkReady(Outgoing file, ByteBuf frame, byte[] sha256) {
+    private void chunkReady(OutgoingFile file, ByteBuf frame, byte[] sha256) {
         file.readsInFlight--;
-        if (file.state != State.STREAMING || result.isDone()) {
+        if (file.state != OutgoingFile.State.STREAMING || result.isDone()) {
             frame.release();
             return;
         }
@@ -732,7 +471,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             if (settings.rateLimit() > 0 && paced()) {
                 break;
             }
-            Outgoing file = nextWithData();
+            OutgoingFile file = nextWithData();
             if (file == null) {
                 break;
             }
@@ -764,9 +503,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private Outgoing nextWithData() {
+    private OutgoingFile nextWithData() {
         for (int i = 0; i < streaming.size(); i++) {
-            Outgoing file = streaming.poll();
+            OutgoingFile file = streaming.poll();
             streaming.add(file);
             if (!file.ready.isEmpty() || (file.regions != null && !file.lastRead)) {
                 return file;
@@ -776,14 +515,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Zero-copy: writes the next chunk of {@code file} as a DATA header and a region of the file. */
-    private void writeRegion(Outgoing file) {
+    private void writeRegion(OutgoingFile file) {
         long position = file.nextRead;
         int length = (int) Math.min(settings.chunkSize(), file.size() - position);
         file.nextRead += length;
         file.lastRead = file.nextRead == file.size();
         written += length;
         ctx.write(Frames.dataHeaderAlone(ctx.alloc(), file.id, length), ctx.voidPromise());
-        ctx.write(new Region(file.regions, position, length)).addListener(f -> {
+        ctx.write(new SourceFile.Region(file.regions, position, length)).addListener(f -> {
             if (f.isSuccess()) {
                 file.sent += length;
                 progress.fileAdvanced(file.id, file.startOffset + file.sent);
@@ -812,21 +551,21 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    private void endFile(Outgoing file) {
-        State was = file.state;
-        file.state = State.ENDED;
+    private void endFile(OutgoingFile file) {
+        OutgoingFile.State was = file.state;
+        file.state = OutgoingFile.State.ENDED;
         ctx.write(Frames.end(ctx.alloc(), file.id, file.digestValue));
         released(file, was);
     }
 
-    private void onVerdict(Outgoing file, int status, String message) {
+    private void onVerdict(OutgoingFile file, int status, String message) {
         if (status != STATUS_STORED && status != STATUS_ALREADY_PRESENT && file.cached && settings.hashCache() != null) {
             file.disk.execute(() -> settings.hashCache().forget(file.entry.source())); // e.g. a digest that no longer matched
         }
-        State was = file.state;
+        OutgoingFile.State was = file.state;
         FileOutcome.Status outcome = status == STATUS_STORED ? FileOutcome.Status.STORED
                 : status == STATUS_ALREADY_PRESENT ? FileOutcome.Status.ALREADY_PRESENT : FileOutcome.Status.FAILED;
-        if (outcome != FileOutcome.Status.FAILED && file.state != State.ENDED) {
+        if (outcome != FileOutcome.Status.FAILED && file.state != OutgoingFile.State.ENDED) {
             failSession(peer + " confirmed " + file.entry.name() + " before it was sent");
             return;
         }
@@ -836,23 +575,23 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     /** A local failure of one file (e.g. it vanished): tell the receiver and go on with the others. */
-    private void abortFile(Outgoing file, String message) {
-        if (file.state == State.DONE || result.isDone()) {
+    private void abortFile(OutgoingFile file, String message) {
+        if (file.state == OutgoingFile.State.DONE || result.isDone()) {
             return;
         }
         ctx.writeAndFlush(Frames.abort(ctx.alloc(), file.id, message));
-        State was = file.state;
+        OutgoingFile.State was = file.state;
         finish(file, FileOutcome.Status.FAILED, message);
         released(file, was);
         checkDone();
     }
 
-    private void finish(Outgoing file, FileOutcome.Status status, String message) {
-        file.state = State.DONE;
+    private void finish(OutgoingFile file, FileOutcome.Status status, String message) {
+        file.state = OutgoingFile.State.DONE;
         filesDone++;
         streaming.remove(file);
-        releaseReady(file);
-        file.disk.execute(() -> closeSource(file));
+        file.releaseReady();
+        file.disk.execute(() -> SendDisk.closeSource(file));
         long resumed = status == FileOutcome.Status.FAILED && file.startOffset == 0 ? 0 : file.startOffset;
         file.outcome = new FileOutcome(file.entry.name(), file.size(), file.sent, resumed, status, message,
                 Optional.ofNullable(file.digestValue), settings.checksum(), Duration.ofNanos(System.nanoTime() - file.offeredNanos), Optional.empty());
@@ -871,8 +610,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (result.isDone()) {
             return;
         }
-        for (Outgoing file : files) {
-            if (file.state != State.DONE) {
+        for (OutgoingFile file : files) {
+            if (file.state != OutgoingFile.State.DONE) {
                 finish(file, FileOutcome.Status.FAILED, message);
             }
         }
@@ -902,12 +641,6 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         result.complete(new SessionResult(outcomes, Duration.ofNanos(System.nanoTime() - startNanos), stats, failure));
     }
 
-    private void releaseReady(Outgoing file) {
-        for (ByteBuf b; (b = file.ready.poll()) != null; ) {
-            b.release();
-        }
-    }
-
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         long verified = files.stream().filter(f -> f.outcome != null && f.outcome.ok()).count();
@@ -931,8 +664,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        for (Outgoing file : files) {
-            releaseReady(file);
+        for (OutgoingFile file : files) {
+            file.releaseReady();
         }
     }
 }
