@@ -10,8 +10,6 @@ import com.barchart.udt.nio.SocketChannelUDT;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.ByteCountingHandler;
-import io.ferry.transport.spi.GracefulClose;
-import io.ferry.transport.spi.LingeringChannels;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -79,7 +77,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     private volatile boolean outputShutdown;
     private volatile boolean aborting;
     /** The close in progress (event loop), or null. */
-    private Closing closing;
+    private UdtLinger closing;
     private volatile InetSocketAddress remote;
 
     UdtSocketChannel(Channel parent, SocketChannelUDT udt, UdtSettings settings, boolean accepted) {
@@ -139,6 +137,38 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     @Override
     protected SocketAddress remoteAddress0() {
         return remote;
+    }
+
+    // ------------------------------------------------------------------ what a lingering close reads (event loop)
+
+    boolean framed() {
+        return mode == UdtSettings.StreamMode.FRAMED;
+    }
+
+    boolean finSent() {
+        return finSent;
+    }
+
+    boolean finReceived() {
+        return finReceived;
+    }
+
+    long outFrameRemaining() {
+        return outFrameRemaining;
+    }
+
+    /** When bytes were last read (the peer's last bytes need UDT's acknowledgement before the socket closes). */
+    long lastReadNanos() {
+        return lastReadNanos;
+    }
+
+    boolean aborting() {
+        return aborting;
+    }
+
+    /** Closes the channel now (the linger is over), completing {@code promise}. */
+    void closeNow(ChannelPromise promise) {
+        ((UdtUnsafe) unsafe()).closeNow(promise);
     }
 
     /** The native socket, for tests and tools that read UDT state directly. */
@@ -285,17 +315,6 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         return finReceived || socket.status() != StatusUDT.CONNECTED;
     }
 
-    /**
-     * How long a graceful close stays after the last bytes it read, at least: UDT acknowledges received
-     * data on its 10 ms ACK timer and repeats an acknowledgement every two round trips until the peer
-     * confirms it, and a socket closed before the peer has one leaves the peer's last bytes
-     * unacknowledged, so the peer's own close would report them undelivered though they were read here.
-     * 100 ms, or four round trips on a longer path, covers several lost acknowledgements (25 ms, two
-     * tries at 10 ms RTT, lost both about once in a hundred closes through a path with 2 % loss).
-     */
-    private static final long ACK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** How long a close waits for the acknowledgement of its end of stream by a peer that has ended its own side. */
-    private static final long PEER_ENDED_FIN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private long lastReadNanos;
 
     @Override
@@ -850,7 +869,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     }
 
     /** Sends the end-of-stream frame once; false if UDT's send buffer has no room yet. */
-    private boolean trySendFin() throws IOException {
+    boolean trySendFin() throws IOException {
         if (finSent) {
             return true;
         }
@@ -911,13 +930,13 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
             }
             Duration linger = config.lingerDuration();
             boolean graceful = !aborting && connected && isOpen() && socket.status() == StatusUDT.CONNECTED && !linger.isZero();
-            closing = new Closing(promise, System.nanoTime() + linger.toNanos(), linger);
+            closing = new UdtLinger(UdtSocketChannel.this, promise, linger);
             if (!graceful) {
-                closeAndComplete();
+                closing.closeAndComplete();
                 return;
             }
             flush(); // what was written but not flushed belongs to the stream too
-            drainThenClose();
+            closing.drainThenClose();
         }
 
         void closeNow(ChannelPromise promise) {
@@ -936,171 +955,13 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
             }
             removeAndSubmit(readOps); // like a closed TCP socket, nothing more is read
             long deadline = closing.deadlineNanos;
-            return closeTask -> lingerThen(deadline, closeTask);
+            UdtLinger c = closing;
+            return closeTask -> c.lingerThen(deadline, closeTask);
         }
     }
 
-    /** A close in progress: the close calls waiting on it, when its linger runs out, and why it failed. */
-    private static final class Closing {
-        final GracefulClose waiting;
-        final long deadlineNanos;
-        final Duration linger;
-        UndeliveredDataException failure;
-        /** When only our end-of-stream frame was left unacknowledged to a peer that had ended its side; 0 before. */
-        long finAloneSinceNanos;
-
-        Closing(ChannelPromise first, long deadlineNanos, Duration linger) {
-            this.waiting = new GracefulClose(first);
-            this.deadlineNanos = deadlineNanos;
-            this.linger = linger;
-        }
-    }
-
-    /** Waits (polling every millisecond) until the channel's outbound buffer has drained into UDT, then closes. */
-    private void drainThenClose() {
-        boolean expired = System.nanoTime() >= closing.deadlineNanos;
-        boolean connectedStill = socket.status() == StatusUDT.CONNECTED;
-        if (isOpen() && connectedStill && LingeringChannels.unwrittenBytes(this) > 0 && !expired && !aborting) {
-            eventLoop().schedule(this::drainThenClose, 1, TimeUnit.MILLISECONDS);
-            return;
-        }
-        if (LingeringChannels.unwrittenBytes(this) > 0) {
-            closing.failure = undelivered(aborting ? "the connection was aborted"
-                    : expired ? "LINGER " + closing.linger + " ran out" : "the connection broke");
-        }
-        closeAndComplete();
-    }
-
-    private void closeAndComplete() {
-        Closing c = closing;
-        ((UdtUnsafe) unsafe()).closeNow(c.waiting.end(this, () -> c.failure)); // UDT lingers inside the close
-    }
-
-    /**
-     * What a failed close reports: the channel's unwritten bytes plus what UDT still holds. UDT tells
-     * its send buffer in packets, so the count is an upper bound (every packet taken as full).
-     */
-    private UndeliveredDataException undelivered(String why) {
-        long held = 0;
-        try {
-            held = (long) dataPacketsUnacknowledged() * (config.settings().mss - UdtSettings.HEADERS);
-        } catch (ExceptionUDT | RuntimeException gone) {
-            // the socket is gone: only the unwritten part is known
-        }
-        return new UndeliveredDataException(remote, LingeringChannels.unwrittenBytes(this) + held, false, true, why);
-    }
-
-    /**
-     * Packets of application data UDT still holds unacknowledged. UDT acknowledges in order, and in
-     * framed mode the end-of-stream frame is the last packet queued, so once it was sent it is one of
-     * the packets counted and the others are data.
-     */
-    private int dataPacketsUnacknowledged() throws ExceptionUDT {
-        int packets = Math.max(0, socket.getOption(OptionUDT.UDT_SNDDATA));
-        return mode == UdtSettings.StreamMode.FRAMED && finSent ? Math.max(0, packets - 1) : packets;
-    }
-
-    private void lingerThen(long deadline, Runnable closeTask) {
-        boolean done;
-        try {
-            done = lingerDone(deadline);
-        } catch (ExceptionUDT | RuntimeException e) {
-            done = true;
-        }
-        if (done) {
-            closeTask.run();
-        } else {
-            eventLoop().schedule(() -> lingerThen(deadline, closeTask), 1, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /**
-     * True once the stream is ended and UDT has every byte acknowledged, or the deadline has passed, or
-     * the connection broke; the last two record the close's failure.
-     */
-    private boolean lingerDone(long deadline) throws ExceptionUDT {
-        if (aborting) { // an abort cuts a lingering close short
-            if (socket.getOption(OptionUDT.UDT_SNDDATA) > 0 || LingeringChannels.unwrittenBytes(this) > 0) {
-                giveUp("the connection was aborted");
-            }
-            return true;
-        }
-        boolean expired = System.nanoTime() >= deadline;
-        if (socket.status() != StatusUDT.CONNECTED) {
-            return brokenAfter();
-        }
-        if (mode == UdtSettings.StreamMode.FRAMED) {
-            boolean ended;
-            try {
-                ended = trySendFin();
-            } catch (IOException unfinishedFrame) {
-                if (unfinishedFrame.getCause() instanceof ExceptionUDT && outFrameRemaining == 0) {
-                    // the peer closed between the status read above and this send (Netty's FileRegion
-                    // test on a CI run: its server closed first, auto-read off here)
-                    return brokenAfter();
-                }
-                giveUp(unfinishedFrame.getMessage());
-                return true;
-            }
-            if (!ended) {
-                if (expired) {
-                    giveUp("LINGER " + closing.linger + " ran out");
-                }
-                return expired;
-            }
-        }
-        if (socket.getOption(OptionUDT.UDT_SNDDATA) == 0) {
-            // all ours is acknowledged; stay until UDT's ACK timer has acknowledged what we last read
-            return expired || System.nanoTime() - lastReadNanos >= ackGraceNanos();
-        }
-        if (finReceived && dataPacketsUnacknowledged() == 0) {
-            // The peer ended its side and acknowledged every byte of ours; only our end of stream is open.
-            // UDT has no TIME_WAIT: a peer whose own close completed has no socket left to acknowledge it,
-            // and waiting out the linger would fail a close that lost nothing. UDT resends it after the
-            // close for one second more (its runtime's cleanup waits for that) to a peer still reading.
-            long now = System.nanoTime();
-            if (closing.finAloneSinceNanos == 0) {
-                closing.finAloneSinceNanos = now;
-            } else if (now - closing.finAloneSinceNanos >= Math.max(PEER_ENDED_FIN_WAIT_NANOS, ackGraceNanos())) {
-                socket.setOption(OptionUDT.UDT_LINGER, new LingerUDT(1));
-                return true;
-            }
-        }
-        if (expired) {
-            giveUp("LINGER " + closing.linger + " ran out");
-        }
-        return expired;
-    }
-
-    /**
-     * The connection broke while the close lingered, usually because the peer closed. If every byte of
-     * data was acknowledged, only our end-of-stream frame may be missing there, sent or not: it is not
-     * data, and like a peer that ended its side holding everything, the close delivered what it had.
-     */
-    private boolean brokenAfter() throws ExceptionUDT {
-        if (outFrameRemaining > 0 || dataPacketsUnacknowledged() > 0 || LingeringChannels.unwrittenBytes(this) > 0) {
-            giveUp("the connection broke");
-        }
-        return true;
-    }
-
-    private long ackGraceNanos() {
-        try {
-            socket.updateMonitor(false);
-            return Math.max(ACK_GRACE_NANOS, (long) (4 * socket.monitor().currentMillisRTT() * 1e6));
-        } catch (ExceptionUDT gone) {
-            return ACK_GRACE_NANOS;
-        }
-    }
-
-    private void giveUp(String why) throws ExceptionUDT {
-        if (closing != null && closing.failure == null) {
-            closing.failure = undelivered(why);
-        }
-        dropUnsent();
-    }
-
-    private void dropUnsent() throws ExceptionUDT {
+    /** The socket's close drops what UDT still holds (LINGER zero): an abort, or a linger that gave up. */
+    void dropUnsent() throws ExceptionUDT {
         socket.setOption(OptionUDT.UDT_LINGER, LingerUDT.LINGER_ZERO);
     }
 
