@@ -3,8 +3,6 @@ package io.ferry.transport.ledbat.channel;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.FileRegionChunks;
-import io.ferry.transport.spi.GracefulClose;
-import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.ConnectionStats;
@@ -28,7 +26,6 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -77,7 +74,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     /** An accepted connection whose initiator has not yet proven its address: not yet the application's. */
     private boolean awaitingConfirmation;
     /** A graceful close waiting for the peer to acknowledge everything, or null. */
-    private LingeringClose lingering;
+    private UtpLinger lingering;
     private volatile TransportStatistics lastStatistics;
 
     /** A client connection, not yet connected. */
@@ -443,75 +440,29 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     // ------------------------------------------------------------------ lingering close
 
-    /** A graceful close in progress: the close calls waiting on it, the linger and its expiry, and the FIN. */
-    private static final class LingeringClose {
-        final GracefulClose waiting;
-        final Duration linger;
-        ScheduledFuture<?> expiry;
-        boolean finRequested;
-
-        LingeringClose(ChannelPromise first, Duration linger) {
-            this.waiting = new GracefulClose(first);
-            this.linger = linger;
-        }
-    }
-
     /**
      * Starts a graceful close of an established connection: flushes every write, queues the FIN behind
      * them once the channel's own buffer has drained into the connection, and waits for the peer.
      */
     private void startLingering(ChannelPromise promise) {
-        Duration linger = config.getLinger();
-        LingeringClose l = new LingeringClose(promise, linger);
-        lingering = l;
+        lingering = new UtpLinger(this, promise, config.getLinger());
         releaseInbound();
-        l.expiry = eventLoop().schedule(() -> {
-            if (lingering == l && !l.waiting.isEnding()) {
-                finishLingering(undelivered("LINGER " + linger + " ran out"));
-            }
-        }, linger.toNanos(), TimeUnit.NANOSECONDS);
-        unsafe().flush(); // what was written but not flushed belongs to the stream too
-        lingerProgress();
+        lingering.start();
     }
 
-    /** Checks a lingering close after every call into the connection. */
-    private void lingerProgress() {
-        LingeringClose l = lingering;
-        if (l == null || l.waiting.isEnding()) {
-            return;
-        }
-        if (!connection.isClosed() && !l.finRequested && LingeringChannels.unwrittenBytes(this) == 0) {
-            l.finRequested = true;
-            connection.close(System.nanoTime()); // the FIN follows the queued bytes
-            endpoint.afterCall(this);
-            return; // afterCall collected and checked again
-        }
-        if (connection.isEndOfStreamAcknowledged()) {
-            finishLingering(null);
-        } else if (connection.isClosed() && connection.isInputShutdown() && connection.unacknowledgedBytes() == 0
-                && LingeringChannels.unwrittenBytes(this) == 0) {
-            finishLingering(null); // the peer ended its side holding every byte; only our FIN went unconfirmed
-        } else if (connection.isClosed()) {
-            Throwable cause = connection.closeCause();
-            finishLingering(undelivered(cause != null ? "the connection failed (" + cause.getMessage() + ")"
-                    : "the connection was reset"));
-        }
+    /** The endpoint that carries this connection (for a lingering close's calls into the connection). */
+    UtpEndpoint endpoint() {
+        return endpoint;
     }
 
-    private UndeliveredDataException undelivered(String why) {
-        return new UndeliveredDataException(remote, connection.unacknowledgedBytes() + LingeringChannels.unwrittenBytes(this),
-                connection.isEndOfStreamAcknowledged(), false, why);
+    /** Whether {@code l} is still this channel's close in progress. */
+    boolean isLingering(UtpLinger l) {
+        return lingering == l;
     }
 
-    private void finishLingering(UndeliveredDataException failure) {
-        LingeringClose l = lingering;
-        ChannelPromise closed = l.waiting.end(this, failure);
-        l.expiry.cancel(false);
-        if (failure != null && !connection.isClosed()) {
-            connection.abort(System.nanoTime());
-            endpoint.afterCall(this);
-        }
-        ((UtpUnsafe) unsafe()).closeNow(closed);
+    /** Closes the channel now (a lingering close is over), completing {@code promise}. */
+    void closeNow(ChannelPromise promise) {
+        ((UtpUnsafe) unsafe()).closeNow(promise);
     }
 
     /** A statistics snapshot; computed on the event loop. */
@@ -718,7 +669,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
             collecting = false;
         }
         if (lingering != null) {
-            lingerProgress();
+            lingering.progress();
         }
     }
 
