@@ -109,9 +109,13 @@ public abstract class AbstractHostingServerChannel<C extends Channel> extends Ab
         return i == null ? null : i.localAddress();
     }
 
+    /**
+     * Never reached while the channel's first handler takes every bind (the inner bind completes later, which
+     * {@code doBind} cannot express); reached only if that handler was removed from the pipeline.
+     */
     @Override
     protected void doBind(SocketAddress localAddress) {
-        throw new UnsupportedOperationException(kind() + " is bound through its Binding handler");
+        throw new IllegalStateException(kind() + " binds through the first handler of its pipeline, which was removed");
     }
 
     @Override

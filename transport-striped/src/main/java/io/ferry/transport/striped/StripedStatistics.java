@@ -2,12 +2,17 @@ package io.ferry.transport.striped;
 
 import io.ferry.transport.TransportStatistics;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * A striped connection's statistics from its members': bytes counted by the striped channel itself,
  * round trip, its variation and the queuing delay the worst member's, windows, retransmissions, losses,
- * bandwidth and rate summed over the members that report them.
+ * bandwidth and rate summed over the members that report them. A figure no member reports is left out.
  */
 final class StripedStatistics {
 
@@ -19,59 +24,37 @@ final class StripedStatistics {
         String implementation = (each.isEmpty() ? "" : each.get(0).implementation() + " ") + "striped x" + striped.memberCount();
         TransportStatistics.Builder b = TransportStatistics.builder(transport, implementation)
                 .bytesSent(striped.bytesSent()).bytesReceived(striped.bytesReceived());
-        long rtt = -1;
-        long rttVar = -1;
-        long cwnd = -1;
-        long retransmissions = -1;
-        long lost = -1;
-        long queuing = -1;
-        long bandwidth = -1;
-        long rate = -1;
-        for (TransportStatistics s : each) {
-            rtt = max(rtt, s.smoothedRtt().map(d -> d.toNanos() / 1000).orElse(-1L));
-            rttVar = max(rttVar, s.rttVariance().map(d -> d.toNanos() / 1000).orElse(-1L));
-            queuing = max(queuing, s.queuingDelay().map(d -> d.toNanos() / 1000).orElse(-1L));
-            cwnd = sum(cwnd, s.congestionWindowBytes());
-            retransmissions = sum(retransmissions, s.retransmissions());
-            lost = sum(lost, s.packetsLost());
-            bandwidth = sum(bandwidth, s.estimatedBandwidth());
-            rate = sum(rate, s.sendRate());
-        }
-        if (rtt >= 0) {
-            b.smoothedRttMicros(rtt);
-        }
-        if (rttVar >= 0) {
-            b.rttVarianceMicros(rttVar);
-        }
-        if (queuing >= 0) {
-            b.queuingDelayMicros(queuing);
-        }
-        if (cwnd >= 0) {
-            b.congestionWindowBytes(cwnd);
-        }
-        if (retransmissions >= 0) {
-            b.retransmissions(retransmissions);
-        }
-        if (lost >= 0) {
-            b.packetsLost(lost);
-        }
-        if (bandwidth >= 0) {
-            b.estimatedBandwidth(bandwidth);
-        }
-        if (rate >= 0) {
-            b.sendRate(rate);
-        }
+        worst(each, TransportStatistics::smoothedRtt, b::smoothedRttMicros);
+        worst(each, TransportStatistics::rttVariance, b::rttVarianceMicros);
+        worst(each, TransportStatistics::queuingDelay, b::queuingDelayMicros);
+        sum(each, TransportStatistics::congestionWindowBytes, b::congestionWindowBytes);
+        sum(each, TransportStatistics::retransmissions, b::retransmissions);
+        sum(each, TransportStatistics::packetsLost, b::packetsLost);
+        sum(each, TransportStatistics::estimatedBandwidth, b::estimatedBandwidth);
+        sum(each, TransportStatistics::sendRate, b::sendRate);
         return b.build();
     }
 
-    private static long max(long a, long b) {
-        return Math.max(a, b);
+    /** The largest of the members' durations, in microseconds, if any member reports one. */
+    private static void worst(List<TransportStatistics> each, Function<TransportStatistics, Optional<Duration>> figure,
+                              LongConsumer set) {
+        each.stream().map(figure).flatMap(Optional::stream).mapToLong(d -> d.toNanos() / 1000).max().ifPresent(set);
     }
 
-    private static long sum(long total, java.util.OptionalLong value) {
-        if (value.isEmpty()) {
-            return total;
+    /** The sum of the members' figures over those that report one, if any does. */
+    private static void sum(List<TransportStatistics> each, Function<TransportStatistics, OptionalLong> figure,
+                            LongConsumer set) {
+        long total = 0;
+        boolean any = false;
+        for (TransportStatistics s : each) {
+            OptionalLong v = figure.apply(s);
+            if (v.isPresent()) {
+                total += v.getAsLong();
+                any = true;
+            }
         }
-        return Math.max(total, 0) + value.getAsLong();
+        if (any) {
+            set.accept(total);
+        }
     }
 }
