@@ -18,7 +18,6 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.nio.AbstractNioByteChannel;
 import io.netty.channel.nio.NioIoOps;
 import io.netty.channel.socket.SocketChannel;
@@ -50,7 +49,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class UdtSocketChannel extends AbstractNioByteChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    private static final int HEADER = 4;
 
     private final SocketChannelUDT udt;
     private final SocketUDT socket;
@@ -61,16 +59,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     /** Ferry's rate control, from the first write on (event loop), or null. */
     private UdtPacer pacer;
 
-    // Outbound framing (event loop).
-    private final ByteBuffer outHeader = ByteBuffer.allocateDirect(HEADER);
-    private boolean outHeaderPending;
-    private long outFrameRemaining;
-    private boolean finSent;
-
-    // Inbound framing (event loop).
-    private final ByteBuffer inHeader = ByteBuffer.allocateDirect(HEADER);
-    private long inFrameRemaining;
-    private boolean finReceived;
+    private final UdtStreamReader reader;
+    private final UdtStreamWriter writer;
 
     private volatile boolean connected;
     private volatile boolean inputShutdown;
@@ -87,6 +77,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         this.mode = settings.mode;
         this.config = new UdtChannelConfig(this, socket, settings);
         this.monitor = new UdtMonitor(socket, config);
+        this.reader = new UdtStreamReader(socket, mode, this::armLostEventCheck, () -> remote);
+        this.writer = new UdtStreamWriter(socket, mode, this::armLostEventCheck, () -> remote);
         this.connected = accepted;
         if (accepted) {
             remote = remoteOf(socket);
@@ -146,15 +138,15 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     }
 
     boolean finSent() {
-        return finSent;
+        return writer.finSent();
     }
 
     boolean finReceived() {
-        return finReceived;
+        return reader.finReceived();
     }
 
     long outFrameRemaining() {
-        return outFrameRemaining;
+        return writer.frameRemaining();
     }
 
     /** When bytes were last read (the peer's last bytes need UDT's acknowledgement before the socket closes). */
@@ -253,7 +245,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
             socket.updateMonitor(false);
             return true;
         } catch (ExceptionUDT e) {
-            return e.getError() == com.barchart.udt.ErrorUDT.ECONNLOST;
+            return e.getError() == ErrorUDT.ECONNLOST;
         }
     }
 
@@ -312,15 +304,15 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         if (key == null || !key.isValid() || (key.interestOps() & SelectionKey.OP_READ) == 0) {
             return false;
         }
-        return finReceived || socket.status() != StatusUDT.CONNECTED;
+        return reader.finReceived() || socket.status() != StatusUDT.CONNECTED;
     }
 
     private long lastReadNanos;
 
     @Override
     protected int doReadBytes(ByteBuf buf) throws Exception {
-        boolean ended = finReceived;
-        int n = readBytes(buf);
+        boolean ended = reader.finReceived();
+        int n = inputShutdown ? -1 : reader.read(buf, unsafe().recvBufAllocHandle());
         if (n > 0 || (n < 0 && !ended)) {
             // the end-of-stream frame counts once: a read that finds it again must not push the close's
             // grace on (Netty's StartTls test, auto-read off, read again on every read-complete, and the
@@ -328,105 +320,6 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
             lastReadNanos = System.nanoTime();
         }
         return n;
-    }
-
-    private int readBytes(ByteBuf buf) throws Exception {
-        RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
-        if (inputShutdown || finReceived) {
-            return -1;
-        }
-        if (mode != UdtSettings.StreamMode.FRAMED) {
-            handle.attemptedBytesRead(buf.writableBytes());
-            return receive(buf, buf.writableBytes());
-        }
-        int total = 0;
-        while (buf.isWritable()) {
-            if (inFrameRemaining == 0) {
-                if (!readHeader()) {
-                    break;
-                }
-                if (finReceived) {
-                    if (total > 0) {
-                        // Deliver these bytes first; the read loop comes back for the end of stream.
-                        handle.attemptedBytesRead(total);
-                        return total;
-                    }
-                    return -1;
-                }
-            }
-            int n = receive(buf, (int) Math.min(buf.writableBytes(), inFrameRemaining));
-            if (n <= 0) {
-                break;
-            }
-            inFrameRemaining -= n;
-            total += n;
-        }
-        handle.attemptedBytesRead(buf.isWritable() ? buf.writableBytes() + total : total);
-        return total;
-    }
-
-    /** Reads (the rest of) a frame header; false if it is not all here yet. */
-    private boolean readHeader() throws IOException {
-        int n;
-        try {
-            n = socket.receive(inHeader);
-        } catch (ExceptionUDT e) {
-            throw endOfConnection(e);
-        }
-        if (n <= 0 || inHeader.hasRemaining()) {
-            armLostEventCheck();
-            return false;
-        }
-        inHeader.flip();
-        int length = inHeader.getInt();
-        inHeader.clear();
-        if (length < 0) {
-            throw new IOException("malformed Ferry UDT frame from " + remote + " (length " + length
-                    + "); a plain UDT peer needs " + UdtChannelOption.RAW_STREAM.name() + " on this side");
-        }
-        if (length == 0) {
-            finReceived = true;
-        }
-        inFrameRemaining = length;
-        return true;
-    }
-
-    private int receive(ByteBuf buf, int max) throws IOException {
-        int n;
-        try {
-            if (buf.hasArray()) {
-                int at = buf.arrayOffset() + buf.writerIndex();
-                n = socket.receive(buf.array(), at, at + max);
-            } else {
-                n = socket.receive(buf.internalNioBuffer(buf.writerIndex(), max));
-            }
-        } catch (ExceptionUDT e) {
-            if (mode != UdtSettings.StreamMode.FRAMED && isConnectionGone(e)) {
-                return -1; // the peer closed: UDT reports it as a broken connection
-            }
-            throw endOfConnection(e);
-        }
-        if (n < max) {
-            armLostEventCheck();
-        }
-        if (n <= 0) {
-            return 0;
-        }
-        buf.writerIndex(buf.writerIndex() + n);
-        return n;
-    }
-
-    private IOException endOfConnection(ExceptionUDT e) {
-        if (isConnectionGone(e)) {
-            return new IOException("UDT connection with " + remote + " reset: the peer went away without ending its stream ("
-                    + e.getError() + ")", e);
-        }
-        return e;
-    }
-
-    static boolean isConnectionGone(ExceptionUDT e) {
-        ErrorUDT error = e.getError();
-        return error == ErrorUDT.ECONNLOST || error == ErrorUDT.ENOCONN || error == ErrorUDT.EINVSOCK;
     }
 
     // ------------------------------------------------------------------ write
@@ -451,7 +344,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
                 writeMessages(in);
             }
         } catch (IOException e) {
-            if (!(e.getCause() instanceof ExceptionUDT) || !isConnectionGone((ExceptionUDT) e.getCause()) || !hasUnreadInput()) {
+            if (!(e.getCause() instanceof ExceptionUDT) || !UdtStreamReader.isConnectionGone((ExceptionUDT) e.getCause()) || !hasUnreadInput()) {
                 throw e;
             }
             // The peer has closed, but what it sent before closing is still unread: failing the write
@@ -466,20 +359,8 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     private IOException peerGoneWhileUnread;
 
     /**
-     * Up to this many bytes of consecutive buffers leave in one UDT send (one frame, its header in the
-     * same send): a send is a JNI call and a lock in UDT, so 512-byte records written one by one, each a
-     * frame of its own sent as header and payload, ran at a tenth of TCP's rate.
-     */
-    static final int GATHER_BYTES = 64 * 1024;
-    /** A lone buffer up to this size is copied to go out with its frame header; a larger one is sent in place. */
-    static final int COPY_SINGLE_BYTES = 8 * 1024;
-    private ByteBuffer gather;
-
-    /**
-     * Stream modes: a run of flushed buffers (or one small buffer) is copied, after its frame header in
-     * framed mode, into one direct buffer and sent at once; whatever UDT did not take stays in the buffers
-     * themselves ({@code removeBytes}), so nothing is held here between calls. A large single buffer or a
-     * file region goes as before.
+     * Stream modes: runs of small buffers leave through {@link UdtStreamWriter#sendGathered} (one send
+     * each); a large buffer or a file region is written in place by Netty's loop.
      */
     private void writeStreamGathered(ChannelOutboundBuffer in) throws Exception {
         int spins = config.getWriteSpinCount();
@@ -489,75 +370,17 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
                 clearOpWrite();
                 return;
             }
-            if (!(msg instanceof ByteBuf) || ((ByteBuf) msg).readableBytes() > COPY_SINGLE_BYTES) {
-                super.doWrite(in);
+            int unsent = writer.gathers(msg) ? writer.sendGathered(in) : -1;
+            if (unsent < 0) {
+                super.doWrite(in); // a large buffer or a file region, in place; or empty buffers only
                 return;
             }
-            if (gather == null) {
-                gather = ByteBuffer.allocateDirect(GATHER_BYTES);
-            }
-            boolean newFrame = mode == UdtSettings.StreamMode.FRAMED && outFrameRemaining == 0 && !outHeaderPending;
-            gather.clear();
-            gather.position(newFrame ? HEADER : 0);
-            // straight from the ByteBufs' reader indexes (the outbound buffer's cached NIO views of an entry
-            // fall behind once part of it went out through doWriteBytes)
-            in.forEachFlushedMessage(this::gatherOne);
-            int bytes = gather.position() - (newFrame ? HEADER : 0);
-            if (bytes == 0) {
-                super.doWrite(in); // empty buffers only: never a zero-length frame, which ends the stream
-                return;
-            }
-            if (newFrame) {
-                gather.putInt(0, bytes);
-            }
-            gather.flip();
-            int sent = newFrame ? sendFrame(gather, bytes) : writeStream(gather);
-            if (sent > 0) {
-                in.removeBytes(sent);
-            }
-            if (sent < bytes) {
+            if (unsent > 0) {
                 incompleteWrite(true);
                 return;
             }
         }
         incompleteWrite(false);
-    }
-
-    /** Copies a flushed buffer into {@link #gather} if it fits whole; false (stop) at one that does not. */
-    private boolean gatherOne(Object msg) {
-        if (!(msg instanceof ByteBuf)) {
-            return false;
-        }
-        ByteBuf buf = (ByteBuf) msg;
-        int n = buf.readableBytes();
-        if (n > gather.remaining()) {
-            return false;
-        }
-        ByteBuffer target = gather.duplicate();
-        target.limit(target.position() + n);
-        buf.getBytes(buf.readerIndex(), target);
-        gather.position(gather.position() + n);
-        return true;
-    }
-
-    /** Sends a whole frame (header and payload in {@code frame}); returns the payload bytes taken, keeping the frame state. */
-    private int sendFrame(ByteBuffer frame, int length) throws IOException {
-        int n;
-        try {
-            n = send(frame);
-        } catch (ExceptionUDT e) {
-            throw new IOException("UDT send to " + remote + " failed: " + e.getMessage(), e);
-        }
-        outFrameRemaining = length;
-        if (n < HEADER) {
-            outHeader.clear();
-            outHeader.putInt(length).flip();
-            outHeader.position(n);
-            outHeaderPending = true;
-            return 0;
-        }
-        outFrameRemaining -= n - HEADER;
-        return n - HEADER;
     }
 
     private void failAll(ChannelOutboundBuffer in, IOException cause) {
@@ -572,7 +395,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         if (inputShutdown) {
             return false;
         }
-        if (finReceived) {
+        if (reader.finReceived()) {
             return true;
         }
         try {
@@ -619,83 +442,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     @Override
     protected int doWriteBytes(ByteBuf buf) throws Exception {
-        int readable = buf.readableBytes();
-        if (mode == UdtSettings.StreamMode.FRAMED && outFrameRemaining == 0 && !outHeaderPending) {
-            startFrame(readable);
-        }
-        int written = 0;
-        if (buf.nioBufferCount() == 1) {
-            written = writeStream(buf.internalNioBuffer(buf.readerIndex(), readable));
-        } else if (mode == UdtSettings.StreamMode.MESSAGE) {
-            // A message must leave in one send, so its parts are gathered first.
-            ByteBuf whole = alloc().directBuffer(readable);
-            try {
-                whole.writeBytes(buf, buf.readerIndex(), readable);
-                written = writeStream(whole.internalNioBuffer(0, readable));
-            } finally {
-                whole.release();
-            }
-        } else {
-            // A composite goes part by part: merging it would copy it into one heap buffer.
-            for (ByteBuffer part : buf.nioBuffers(buf.readerIndex(), readable)) {
-                int remaining = part.remaining();
-                int n = writeStream(part);
-                written += n;
-                if (n < remaining) {
-                    break;
-                }
-            }
-        }
-        if (written > 0) {
-            buf.skipBytes(written);
-        }
-        return written;
-    }
-
-    /** Sends from {@code src}, inside the current frame in framed mode (starting one if none is open); returns the payload bytes taken. */
-    private int writeStream(ByteBuffer src) throws IOException {
-        try {
-            if (mode != UdtSettings.StreamMode.FRAMED) {
-                return send(src);
-            }
-            if (outFrameRemaining == 0 && !outHeaderPending) {
-                startFrame(src.remaining());
-            }
-            if (outHeaderPending && !sendHeader()) {
-                return 0;
-            }
-            int limit = src.limit();
-            if (src.remaining() > outFrameRemaining) {
-                src.limit(src.position() + (int) outFrameRemaining);
-            }
-            int n;
-            try {
-                n = send(src);
-            } finally {
-                src.limit(limit);
-            }
-            outFrameRemaining -= n;
-            return n;
-        } catch (ExceptionUDT e) {
-            throw new IOException("UDT send to " + remote + " failed: " + e.getMessage(), e);
-        }
-    }
-
-    /** barchart sends from direct buffers, or from arrays through their own entry point. */
-    private int send(ByteBuffer src) throws ExceptionUDT {
-        int requested = src.remaining();
-        int n;
-        if (src.isDirect()) {
-            n = Math.max(0, socket.send(src));
-        } else {
-            int at = src.arrayOffset() + src.position();
-            n = Math.max(0, socket.send(src.array(), at, at + requested));
-            src.position(src.position() + n);
-        }
-        if (n < requested) {
-            armLostEventCheck();
-        }
-        return n;
+        return writer.write(buf, alloc());
     }
 
     // ------------------------------------------------------------------ lost readiness events
@@ -736,30 +483,13 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         }
     }
 
-    private void startFrame(int length) {
-        outHeader.clear();
-        outHeader.putInt(length).flip();
-        outHeaderPending = true;
-        outFrameRemaining = length;
-    }
-
-    private boolean sendHeader() throws ExceptionUDT {
-        socket.send(outHeader);
-        if (outHeader.hasRemaining()) {
-            armLostEventCheck();
-            return false;
-        }
-        outHeaderPending = false;
-        return true;
-    }
-
     @Override
     protected long doWriteFileRegion(FileRegion region) throws Exception {
         long position = region.transferred();
         return region.transferTo(new WritableByteChannel() {
             @Override
             public int write(ByteBuffer src) throws IOException {
-                return writeStream(src);
+                return writer.write(src);
             }
 
             @Override
@@ -870,24 +600,7 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
 
     /** Sends the end-of-stream frame once; false if UDT's send buffer has no room yet. */
     boolean trySendFin() throws IOException {
-        if (finSent) {
-            return true;
-        }
-        if (outFrameRemaining > 0) {
-            throw new IOException("the stream to " + remote + " ended in the middle of a write; it cannot be ended cleanly");
-        }
-        if (!outHeaderPending) {
-            startFrame(0);
-        }
-        try {
-            if (!sendHeader()) {
-                return false;
-            }
-        } catch (ExceptionUDT e) {
-            throw new IOException(e.getMessage(), e);
-        }
-        finSent = true;
-        return true;
+        return writer.trySendFin();
     }
 
     private void runOnLoop(Runnable task) {
