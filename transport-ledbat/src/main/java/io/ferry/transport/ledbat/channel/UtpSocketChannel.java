@@ -2,12 +2,9 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
-import io.ferry.transport.spi.FileRegionChunks;
 import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.ledbat.core.ConnectionSink;
-import io.ferry.transport.ledbat.core.ConnectionStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
-import io.ferry.transport.ledbat.core.UtpException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -19,14 +16,12 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
-import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +46,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private final UtpSocketChannelConfig config = new UtpSocketChannelConfig(this);
     private final UtpTransport transport;
     private final UtpSettings settings;
-    private final ArrayDeque<Object> inbound = new ArrayDeque<>();
     private final ConnectionSink sink = new Sink();
     /** The endpoint's wake-up for this connection's next protocol deadline. */
     final UtpEndpoint.Timer timer = new UtpEndpoint.Timer();
@@ -61,8 +55,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private UtpEndpoint endpoint;
     private UtpConnection connection;
     private InetSocketAddress remote;
-    private final ReadLoop reads = new ReadLoop(this);
-    private boolean delivering;
+    private final UtpInbound inbound = new UtpInbound(this);
     private boolean coreClosed;
     private boolean collecting;
     private boolean collectAgain;
@@ -184,14 +177,14 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         if (connection != null) {
             connection.endReadBatch(System.nanoTime());
         }
-        if (isRegistered() && !delivering) {
-            reads.complete();
+        if (isRegistered() && !inbound.delivering()) {
+            inbound.reads.complete();
         }
     }
 
     /** Auto-read was switched off (from the config). */
     void autoReadCleared() {
-        reads.autoReadCleared();
+        inbound.reads.autoReadCleared();
     }
 
     /** The UDP socket reported that the peer's port is unreachable (ICMP): the connect is refused. */
@@ -290,7 +283,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     @Override
     protected void doBeginRead() {
-        reads.requested();
+        inbound.reads.requested();
         if (!inputShutdown && active) {
             deliverInbound();
         }
@@ -301,76 +294,11 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         if (connection == null || !active) {
             throw new ClosedChannelException();
         }
-        boolean wrote = false;
-        for (;;) {
-            Object msg = in.current();
-            if (msg == null) {
-                break;
-            }
-            if (msg instanceof FileRegion region) {
-                int read = writeFileRegion(region);
-                if (read > 0) {
-                    in.progress(read);
-                    wrote = true;
-                }
-                if (region.transferred() >= region.count()) {
-                    in.remove();
-                    continue;
-                }
-                break; // the send buffer is full; onWritabilityChanged(true) resumes
-            }
-            ByteBuf buf = (ByteBuf) msg; // filterOutboundMessage admits nothing else
-            if (!buf.isReadable()) {
-                in.remove();
-                continue;
-            }
-            int taken;
-            try {
-                taken = connection.write(buf);
-            } catch (IllegalStateException closed) {
-                throw new ClosedChannelException();
-            }
-            if (taken > 0) {
-                in.progress(taken);
-                wrote = true;
-            }
-            if (buf.isReadable()) {
-                break; // the send buffer is full; onWritabilityChanged(true) resumes
-            }
-            in.remove();
-        }
+        boolean wrote = UtpOutbound.write(in, connection, alloc());
         if (wrote) {
             connection.flush(System.nanoTime());
         }
         endpoint.afterCall(this);
-    }
-
-    /** A file region is read this much at a time at most, and only as far as the send buffer has room. */
-    static final int FILE_CHUNK = 256 * 1024;
-
-    /**
-     * Moves as much of {@code region} into the send buffer as it has room for, a chunk at a time (the
-     * region is never in memory whole). Returns the bytes moved.
-     */
-    private int writeFileRegion(FileRegion region) throws IOException {
-        int moved = 0;
-        for (;;) {
-            long space = connection.sendBufferSpace();
-            if (space <= 0 || region.transferred() >= region.count()) {
-                return moved;
-            }
-            ByteBuf chunk = FileRegionChunks.next(region, alloc(), (int) Math.min(space, FILE_CHUNK));
-            if (chunk == null) {
-                return moved;
-            }
-            try {
-                moved += connection.write(chunk); // all of it: the chunk is no larger than the room
-            } catch (IllegalStateException closed) {
-                throw new ClosedChannelException();
-            } finally {
-                chunk.release();
-            }
-        }
     }
 
     @Override
@@ -479,21 +407,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     private TransportStatistics statistics0() {
-        TransportStatistics.Builder b = TransportStatistics.builder(UtpTransport.NAME, implementation());
-        if (connection != null) {
-            ConnectionStats s = connection.stats();
-            b.bytesSent(s.distinctPayloadBytesSent()).bytesReceived(s.payloadBytesReceived())
-                    .retransmissions(s.retransmissions()).packetsLost(s.packetsLost())
-                    .congestionWindowBytes(connection.cwndBytes());
-            if (connection.reportedRttNanos() > 0) {
-                b.smoothedRttMicros(connection.reportedRttNanos() / 1000)
-                        .rttVarianceMicros(Math.max(0, connection.reportedRttVarianceNanos()) / 1000);
-            }
-            if (connection.queuingDelayMicros() >= 0) {
-                b.queuingDelayMicros(connection.queuingDelayMicros());
-            }
-        }
-        TransportStatistics snapshot = b.build();
+        TransportStatistics snapshot = UtpChannelStatistics.of(connection, implementation());
         lastStatistics = snapshot;
         return snapshot;
     }
@@ -508,77 +422,33 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     // ------------------------------------------------------------------ inbound delivery
 
-    /**
-     * Hands what arrived to the pipeline in Netty's read loops ({@link io.ferry.transport.spi.ReadLoop}). Within
-     * the endpoint's batch of received datagrams a loop stays open for the batch's later packets, so a batch
-     * ends in one read-complete. The end of the stream is an event, delivered whether or not a read is
-     * pending, as epoll reports a peer's shutdown.
-     */
+    /** Hands what arrived to the pipeline ({@link UtpInbound}); the end of the stream is delivered whether or not a read is pending, as epoll reports a peer's shutdown. */
     private void deliverInbound() {
-        if (delivering || !isRegistered()) {
+        if (inbound.delivering() || !isRegistered()) {
             return;
         }
-        delivering = true;
-        consumedAny = false;
-        try {
-            reads.drain(inbound, inboundSide);
-        } finally {
-            delivering = false;
-        }
-        if (consumedAny) {
+        if (inbound.deliver()) {
             endpoint.afterCall(this); // a window update may be due
         }
         closeWhenDrained();
     }
 
-    private boolean consumedAny;
-
-    private final ReadLoop.Inbound inboundSide = new ReadLoop.Inbound() {
-        @Override
-        public boolean accepting() {
-            return open && lingering == null;
-        }
-
-        @Override
-        public void endOfInput() {
-            UtpSocketChannel.this.endOfInput();
-        }
-
-        @Override
-        public void consumed(int bytes) {
-            if (connection != null) {
-                connection.consumed(bytes, System.nanoTime());
-                consumedAny = true;
-            }
-        }
-
-        @Override
-        public boolean moreMayCome() {
-            return UtpSocketChannel.this.moreMayCome();
-        }
-
-        @Override
-        public boolean batchContinues() {
-            return inReadBatch;
-        }
-    };
-
-    /** Whether a read loop may get more bytes now: some are queued, or the endpoint's batch may bring more. */
-    private boolean moreMayCome() {
-        return inReadBatch || (!inbound.isEmpty() && inbound.peek() != ReadLoop.END);
+    /** Whether delivered bytes still go to the application (not once it closed). */
+    boolean acceptsInbound() {
+        return open && lingering == null;
     }
 
     /** Once the protocol connection is over, the channel closes as soon as the application has read everything. */
     private void closeWhenDrained() {
-        if (coreClosed && open && inbound.isEmpty() && !delivering) {
+        if (coreClosed && open && inbound.isEmpty() && !inbound.delivering()) {
             if (isRegistered()) {
-                reads.complete();
+                inbound.reads.complete();
             }
             unsafe().close(unsafe().voidPromise());
         }
     }
 
-    private void endOfInput() {
+    void endOfInput() {
         inputShutdown = true;
         if (config.isAllowHalfClosure()) {
             pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
@@ -589,15 +459,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     private void releaseInbound() {
-        for (Object o; (o = inbound.poll()) != null; ) {
-            if (o instanceof ByteBuf) {
-                int n = ((ByteBuf) o).readableBytes();
-                ReferenceCountUtil.release(o);
-                if (connection != null) {
-                    connection.consumed(n, System.nanoTime());
-                }
-            }
-        }
+        inbound.release(connection);
     }
 
     private void failConnect(Throwable cause) {
@@ -626,19 +488,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     /** Fails a pending connect whose socket could not be set up. */
     void connectFailed(Throwable cause) {
         failConnect(cause);
-    }
-
-    private static IOException asIoException(UtpException e) {
-        switch (e.reason()) {
-            case CONNECTION_REFUSED:
-                ConnectException refused = new ConnectException("Connection refused by the uTP peer: " + e.getMessage());
-                refused.initCause(e);
-                return refused;
-            case RESET_BY_PEER:
-                return new IOException("Connection reset by peer: " + e.getMessage(), e);
-            default:
-                return new IOException(e.getMessage(), e);
-        }
     }
 
     /**
@@ -715,15 +564,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
             return; // never the application's: the endpoint forgets it
         }
         if (connectPromise != null && !connectPromise.isDone()) {
-            Throwable cause = causeOrNull;
-            if (cause instanceof UtpException && ((UtpException) cause).reason() == UtpException.Reason.CONNECT_TIMEOUT) {
-                cause = new ConnectTimeoutException("connection timed out: " + remote);
-            } else if (cause instanceof UtpException) {
-                cause = asIoException((UtpException) cause);
-            } else if (cause == null) {
-                cause = new ClosedChannelException();
-            }
-            failConnect(cause);
+            failConnect(UtpChannelErrors.connectFailure(causeOrNull, remote));
             return;
         }
         if (!open) {
@@ -732,8 +573,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         if (causeOrNull != null && active && lingering == null) {
             // What arrived before the failure is delivered first, then the error.
             deliverInbound();
-            pipeline().fireExceptionCaught(causeOrNull instanceof UtpException
-                    ? asIoException((UtpException) causeOrNull) : causeOrNull);
+            pipeline().fireExceptionCaught(UtpChannelErrors.afterEstablished(causeOrNull));
             releaseInbound();
         }
         closeWhenDrained();
