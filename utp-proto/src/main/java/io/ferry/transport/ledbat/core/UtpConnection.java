@@ -86,7 +86,7 @@ public final class UtpConnection {
     private static final long HALF_OPEN_LIFETIME_NANOS = 5_000_000_000L;
 
     /** Answers an acceptor sends per SYN received before the initiator has proven its address. */
-    public static final int MAX_AMPLIFICATION = 3;
+    public static final int MAX_AMPLIFICATION = Handshake.MAX_AMPLIFICATION;
 
     /** How far (in packets) a STATE's sequence or acknowledgement number may stray and still be believed. */
     private static final int STATE_SEQ_SLACK = 1024;
@@ -119,13 +119,7 @@ public final class UtpConnection {
 
     private ConnectionState state;
     private boolean closed;
-    private boolean peerConfirmed;
-    /** Acceptor before confirmation: SYNs received and handshake answers sent (the amplification budget). */
-    private int synsReceived;
-    private int handshakeAnswers;
-    private int synSeq;
-    /** An acceptor's first sequence number, which its answer to the SYN carried. */
-    private int handshakeSeqNr;
+    private Handshake handshake;
     private boolean closeRequested;
 
     private final ConnectionTimers timers = new ConnectionTimers();
@@ -163,9 +157,8 @@ public final class UtpConnection {
     public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
         UtpConnection c = new UtpConnection(config, recvId, recvId + 1, true, nowNanos);
         c.state = ConnectionState.SYN_SENT;
-        c.peerConfirmed = true;
+        c.handshake = Handshake.initiator(initialSeqNr);
         c.send.start(initialSeqNr, -1);
-        c.synSeq = initialSeqNr & UtpWire.SEQ_MASK;
         c.timers.connect = nowNanos + config.connectTimeoutNanos();
         c.send.sendSyn(nowNanos);
         return c;
@@ -200,7 +193,7 @@ public final class UtpConnection {
 
     /** Whether a packet acknowledging {@code ackNr} confirms an acceptor's answer that carried {@code initialSeqNr}. */
     public static boolean confirmsHandshake(int ackNr, int initialSeqNr) {
-        return ackNr == UtpWire.seqAdd(initialSeqNr & UtpWire.SEQ_MASK, -1);
+        return Handshake.confirms(ackNr, initialSeqNr);
     }
 
     private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
@@ -216,18 +209,15 @@ public final class UtpConnection {
         UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
         c.state = ConnectionState.CONNECTED;
         c.send.start(initialSeqNr, r.windowSize());
-        c.handshakeSeqNr = initialSeqNr & UtpWire.SEQ_MASK;
+        c.handshake = Handshake.acceptor(initialSeqNr);
         c.inbound.start(r.seqNr());
         c.stats.packetsReceived++;
-        // Until the initiator proves its address by acknowledging the answer, at most
-        // MAX_AMPLIFICATION answers go out per SYN received (QUIC's bound before address validation),
-        // and the half-open connection ends quietly after the connect timeout.
-        c.synsReceived = 1;
+        // Until the initiator proves its address, the half-open connection ends quietly after the connect timeout.
         c.timers.connect = nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS);
         if (answer) {
             c.noteTimestamps(r, nowNanos);
+            c.handshake.spendAnswer();
             c.send.sendState(nowNanos);
-            c.handshakeAnswers = 1;
             c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
         }
         c.out.event(CONNECTED);
@@ -293,8 +283,8 @@ public final class UtpConnection {
             onReset();
             return;
         }
-        if (!peerConfirmed && type != PacketType.SYN) {
-            if (!confirmsHandshake(reader.ackNr(), handshakeSeqNr)) {
+        if (!handshake.peerConfirmed() && type != PacketType.SYN) {
+            if (!handshake.confirmedBy(reader.ackNr())) {
                 stats.implausiblePacketsDropped++; // not from whoever received our answer to the SYN
                 return;
             }
@@ -311,8 +301,8 @@ public final class UtpConnection {
         } else if (type == PacketType.SYN) {
             // our answer to the SYN was lost and the initiator sent it again
             noteTimestamps(reader, nowNanos);
-            if (!peerConfirmed) {
-                synsReceived++;
+            if (!handshake.peerConfirmed()) {
+                handshake.synRepeated();
                 repeatHandshakeAnswer(nowNanos);
             } else {
                 send.sendState(nowNanos);
@@ -323,8 +313,8 @@ public final class UtpConnection {
         if (!send.onAck(reader, type, nowNanos)) {
             return;
         }
-        if (initiator && type == PacketType.STATE && reader.ackNr() == synSeq
-                && send.seqNr() == UtpWire.seqAdd(synSeq, 1)) {
+        if (initiator && type == PacketType.STATE && handshake.answers(reader.ackNr())
+                && send.seqNr() == UtpWire.seqAdd(handshake.seqNr(), 1)) {
             // a repeated handshake answer: our confirmation was lost
             acks.requestImmediate();
         }
@@ -406,7 +396,7 @@ public final class UtpConnection {
         }
         long d = Math.min(timers.earliest(), acks.deadlineNanos());
         if (state == ConnectionState.CONNECTED) {
-            if (config.keepAliveIntervalNanos() > 0 && peerConfirmed) {
+            if (config.keepAliveIntervalNanos() > 0 && handshake.peerConfirmed()) {
                 d = Math.min(d, send.lastSendNanos() + config.keepAliveIntervalNanos());
             }
             if (config.idleTimeoutNanos() > 0) {
@@ -604,7 +594,7 @@ public final class UtpConnection {
 
     /** An acceptor's first sequence number, which its answer to the SYN carried (what the initiator's confirmation acknowledges). */
     public int handshakeSeqNr() {
-        return handshakeSeqNr;
+        return handshake.seqNr();
     }
 
     /** Returns the id carried by packets addressed to this side. */
@@ -773,11 +763,10 @@ public final class UtpConnection {
 
     /** Sends the handshake answer again if the amplification budget allows; false if it does not. */
     private boolean repeatHandshakeAnswer(long nowNanos) {
-        if (handshakeAnswers >= MAX_AMPLIFICATION * synsReceived) {
+        if (!handshake.spendAnswer()) {
             stats.handshakeAnswersWithheld++;
             return false;
         }
-        handshakeAnswers++;
         send.sendState(nowNanos);
         return true;
     }
@@ -798,7 +787,7 @@ public final class UtpConnection {
 
     /** Whether the peer proved it received our answer to its SYN (always true for the initiator). */
     public boolean isPeerConfirmed() {
-        return peerConfirmed;
+        return handshake.peerConfirmed();
     }
 
     private boolean isAddressedToUs(PacketType type) {
@@ -819,7 +808,7 @@ public final class UtpConnection {
      * earlier ones were sent, and our acceptor sends none before it hears from us.
      */
     private boolean completeHandshake(long nowNanos) {
-        if (reader.type() != PacketType.STATE || reader.ackNr() != synSeq) {
+        if (reader.type() != PacketType.STATE || !handshake.answers(reader.ackNr())) {
             return false;
         }
         state = ConnectionState.CONNECTED;
@@ -836,7 +825,7 @@ public final class UtpConnection {
      * number: data may flow, and the handshake answer no longer needs repeating.
      */
     private void confirmPeer() {
-        peerConfirmed = true;
+        handshake.confirm();
         timers.connect = NONE;
         recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
@@ -896,7 +885,7 @@ public final class UtpConnection {
 
     /** Whether data may go out: the handshake is complete and the peer proved its address. */
     private boolean canSend() {
-        return state == ConnectionState.CONNECTED && peerConfirmed;
+        return state == ConnectionState.CONNECTED && handshake.peerConfirmed();
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -904,11 +893,11 @@ public final class UtpConnection {
 
     private void onRetransmissionTimeout(long nowNanos) {
         boolean synSent = state == ConnectionState.SYN_SENT;
-        switch (recovery.onRetransmissionTimeout(!peerConfirmed, synSent, config.maxRetransmits(), nowNanos)) {
+        switch (recovery.onRetransmissionTimeout(!handshake.peerConfirmed(), synSent, config.maxRetransmits(), nowNanos)) {
             case NOTHING, RESEND_LOST -> {
             }
             case GIVE_UP -> {
-                String what = synSent ? "SYN" : !peerConfirmed ? "handshake answer" : "packet " + outstanding.firstSeq();
+                String what = synSent ? "SYN" : !handshake.peerConfirmed() ? "handshake answer" : "packet " + outstanding.firstSeq();
                 failAndReset(UtpException.Reason.RETRANSMIT_LIMIT, "peer stopped responding: " + what + " unacknowledged after "
                         + config.maxRetransmits() + " retransmissions", nowNanos);
             }
