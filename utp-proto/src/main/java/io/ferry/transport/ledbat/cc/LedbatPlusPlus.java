@@ -1,187 +1,23 @@
 package io.ferry.transport.ledbat.cc;
 
+import static io.ferry.transport.ledbat.cc.LedbatTuning.*;
+
 /**
- * LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus, revision 06), with one-way delay measured by uTP's
- * timestamps instead of the draft's round-trip times, and an optional target tied to the base RTT
- * that makes it yield to flows which keep a standing queue below a fixed target (BBR).
+ * LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus-06), with one-way delay measured by uTP's timestamps
+ * ({@link OneWayDelay}) instead of the draft's round-trip times.
  *
- * <ul>
- *   <li><b>Delay</b>: {@code queuing = current - base} of the one-way delay ({@link OneWayDelay}).</li>
- *   <li><b>Dynamic GAIN</b>: {@code GAIN = 1 / min(16, ceil(2 * TARGET / base_rtt))} with
- *       {@code base_rtt} the minimum RTT seen over ten minutes, so that flows on short paths grow no
- *       faster per second than flows on long ones.</li>
- *   <li><b>Slow start</b>: from two packets, {@code cwnd += GAIN * bytes_acked}, left for good when the
- *       queuing delay exceeds 3/4 of the target, on loss, or on a timeout.</li>
- *   <li><b>Congestion avoidance</b>, per round trip: below the target {@code W += GAIN}; above it
- *       {@code W += max(GAIN - W * (delay / TARGET - 1), -W / 2)} (the draft's constant C = 1), so the
- *       window halves at most once per round trip instead of RFC 6817's one packet.</li>
- *   <li><b>Periodic slowdown</b>: two round trips after the initial slow start ends, and then nine
- *       times the length of the previous slowdown after it ended, the window drops to two packets for
- *       two round trips ({@code ssthresh} keeps the old window) and slow start brings it back. The queue
- *       drains, so every flow sharing it re-learns the true base delay (the latecomer's advantage goes),
- *       at a cost of about a tenth of the throughput in the worst case.</li>
- *   <li>Loss halves the window at most once per round trip; a timeout collapses it to one packet and
- *       slow start runs again up to half of what it was, as in TCP.</li>
- * </ul>
- *
- * <p><b>Ferry's default</b> ({@link #competitionAware}, registered as {@code ledbat}) changes seven things,
- * each chosen by measurement on the emulated 100 Mbit/s link (see the module README):
- * <ol>
- *   <li><b>A target tied to the base RTT</b>: {@code min(TARGET, max(5 ms, rttFraction * base_rtt))},
- *       a quarter of the base RTT by default. A fixed target fails against a flow that keeps its own
- *       standing queue below it: BBR v1 caps its data in flight at twice its bandwidth-delay product, so
- *       the queue it holds against a competitor is about one base RTT (20 ms on a 20 ms path), and
- *       LEDBAT++ with its 60 ms target never backs off. A quarter of the base RTT is enough queue to keep
- *       the link busy and well below what BBR keeps; a loss-based flow arriving is noticed as soon as its
- *       queue passes that small target, not only at 60 ms.</li>
- *   <li><b>A decrease sized to its own excess, and a hard one for someone else's</b>: above the target
- *       the window shrinks per round trip by {@code W * (delay - TARGET) / RTT}, which removes its own
- *       excess in about one round trip (the draft's {@code W * (delay / TARGET - 1)} assumes a target
- *       large against the RTT and would cut RTT/TARGET times too deep, leaving the link idle while
- *       GAIN-sized steps climb back). Someone else's queue gets TCP-LP's answer: the minimum window, and
- *       no climbing back (GAIN-sized steps only) for {@link #YIELD_HOLD_NANOS} or
- *       {@value #YIELD_HOLD_ROUNDS} round trips and then until the queue has not stood above the target
- *       for {@value CompetitorDetector#RELEASE_QUIET_ROUNDS} round trips and {@link CompetitorDetector#RELEASE_QUIET_NANOS} (longer than
- *       BBR's 200 ms PROBE_RTT pause). It is someone else's when, in congestion
- *       avoidance and {@value CompetitorDetector#SETTLING_ROUNDS} round trips after a slow start or regrowth (whose
- *       overshoot is our own), either the queue stands more than a quarter above the target through
- *       {@value CompetitorDetector#COMPETITION_ROUNDS} whole round trips (the smallest sample of each; twice the target
- *       through one), or our decreases grow round after round ({@link CompetitorDetector#SHRINK_ACCELERATION} times each,
- *       {@value CompetitorDetector#ACCELERATING_SHRINK_ROUNDS} times in a row, {@link CompetitorDetector#SLOW_START_SHRINK_FRACTION} of the
- *       window in all): a newcomer in slow start whose queue our own decrease keeps removing. A yield
- *       raised by that second sign alone is checked: if the queue behind it stays (nearly) empty for
- *       {@value CompetitorDetector#FALSE_ALARM_ROUNDS} round trips, nobody took the link (a stall of the path had lifted
- *       the delay), the hold ends and the window regrows by doubling; a regrowth that then delivers
- *       less than {@link CompetitorDetector#PROBATION_RATE_FRACTION} of the flow's typical rate, behind a standing
- *       queue, yields again for the full hold, as does any yield within
- *       {@link CompetitorDetector#FALSE_ALARM_SPACING_NANOS} of such a release. Decreases are spread over the acknowledgements of one flight.</li>
- *   <li><b>Growth that finds an empty link</b>: while the queue that stood through the last round trip is
- *       below a quarter of the target, the link is not full and the window grows by an eighth per round
- *       trip rather than by GAIN packets. The window grows only as far as the flight (an application
- *       with nothing to send earns no window), except that a flight the connection's pacer held short
- *       ({@link #onPacerHeld}) counts as using the window - in slow start, and here while no competitor
- *       was yielded to in the last {@link #RATE_MEMORY_NANOS}: acknowledgements read in a batch free
- *       more than the pacer's burst, and on a 150 ms path the eighth per round trip had been held to a
- *       few packets (2.7 to 4.5 MB took 5 s).</li>
- *   <li><b>Slow starts that ignore their own bursts</b>: they end when the queue that stood through a
- *       round trip exceeds 3/4 of the target (or any sample exceeds 3/4 of the configured target), not
- *       on one sample above a target of a few milliseconds.</li>
- *   <li><b>Cheaper slowdowns</b>: a slowdown ends as soon as, after one round trip, the queuing delay
- *       reads (nearly) zero (the queue drained, so the base delay is true; one that finds someone else's
- *       queue lasts the draft's two round trips); the window regrows by doubling, as TCP regrows to
- *       {@code ssthresh}, from {@link #REGROWTH_START_FRACTION} of it (not from two packets, which took
- *       ten round trips on a 150 ms path) to the window that held the target queue ({@code W * (base_rtt + TARGET) /
- *       srtt}) rather than to one a slow start had overshot with; and the slowdowns come
- *       {@value #QUICK_SLOWDOWN_INTERVAL_FACTOR} (not 9) slowdown lengths apart: the initial one already
- *       lets a latecomer learn the true base delay, later ones only keep it fresh. A lone flow's link use
- *       on the emulated 20 ms path goes from about 90 % to 97 %.</li>
- *   <li><b>Steps that share</b>: below the target the window grows per round trip by the larger of
- *       the square root of the window and the packets an eighth of the target holds at the largest
- *       delivery rate seen (see {@link #additiveStepPackets}), not by GAIN, and it aims at 7/8 of the
- *       target so that those steps leave the mean queue at the target. Two flows whose windows settle in
- *       the ratio of their steps then even out within seconds after one joins the other (Jain's index
- *       0.95 over the 20 s after a second flow joined, at 20 and 100 ms), where GAIN-sized steps left the
- *       newcomer or the one that yielded to it behind for minutes (0.84 and 0.62). A flow delivering
- *       less than {@link #UNDER_SHARE_FRACTION} of the largest rate it has seen keeps its step while the
- *       queue is between the aim and the target, so that two flows do not settle just above the aim with
- *       both adding only GAIN.</li>
- *   <li><b>Random loss is not congestion</b>: a loss halves the window only when a queue shows it was
- *       congestion's ({@link LossClassifier}): the queue above the target; or, behind a buffer
- *       too shallow for the queue ever to reach the target, at least half of the largest queue that
- *       stood through one of the last round trips standing at the loss (the buffer overflowing); or
- *       more than half of a round trip's packets lost (a buffer of a packet or two). Other losses - a
- *       lossy link's - leave the window and a slow start alone, so 25 % loss each way costs the
- *       retransmissions and not the rate (emulated, 2.8 MB over 50 ms: 4.5 s instead of 70 s). After a loss taken for a shallow buffer's, growth is
- *       held to {@link #LOSS_BOUND_STEP} packets per round trip for {@link #LOSS_BOUND_NANOS}, half of
- *       TCP Reno's: there the window, not the queue, is what keeps the scavenger behind TCP.</li>
- * </ol>
+ * <p>{@link #draft} is the draft as written: a dynamic GAIN from the base RTT, slow start left at 3/4 of
+ * the target, a multiplicative decrease of at most half the window per round trip, and initial and
+ * periodic slowdowns to two packets. {@link #competitionAware}, Ferry's default
+ * ({@code ledbat}), changes seven things so that it yields to CUBIC and BBR within seconds and uses an
+ * idle link whole: a target tied to a quarter of the base RTT; a decrease sized to its own excess and a
+ * hold at the minimum window for someone else's queue ({@link CompetitorDetector}); growth of an eighth
+ * per round trip into an empty link; slow starts that end on a standing queue; cheaper slowdowns;
+ * additive steps that share a queue fairly ({@link #additiveStepPackets}); and losses answered only when
+ * a queue shows they were congestion's ({@link LossClassifier}). Each change, the measurement that chose
+ * it and the alternatives tried are in docs/ledbat-scavenger.md; the values in {@link LedbatTuning}.
  */
 public final class LedbatPlusPlus implements CongestionControl {
-    /** Smallest window, in packets (RFC 6817 MIN_CWND; also the window of a slowdown). */
-    static final int MIN_CWND = 2;
-    /** Initial window, in packets. */
-    static final int INIT_CWND = 2;
-    /** Largest divisor of the dynamic GAIN. */
-    static final int MAX_GAIN_DIVISOR = 16;
-    /** Slow start ends when the queuing delay exceeds this fraction of the target. */
-    static final double SLOW_START_EXIT_FRACTION = 0.75;
-    /**
-     * Where {@link #competitionAware}'s regrowth after a slowdown starts, as a fraction of the window
-     * it regrows to: the slowdown's two packets for a round trip or two drain the queue, which is its
-     * purpose; regrowing from there by doubling would cost log2 of the window in packets round trips.
-     */
-    static final double REGROWTH_START_FRACTION = 0.125;
-    /** The draft's multiplicative-decrease constant C. */
-    static final double DECREASE_CONSTANT = 1.0;
-    /** Round trips a slowdown holds the window at its minimum. */
-    static final int SLOWDOWN_RTTS = 2;
-    /** Round trips after the initial slow start before the first slowdown. */
-    static final int INITIAL_SLOWDOWN_DELAY_RTTS = 2;
-    /** The draft's spacing: the next slowdown starts this many slowdown lengths after the previous one ended. */
-    static final int SLOWDOWN_INTERVAL_FACTOR = 9;
-    /**
-     * The spacing of {@link #competitionAware}'s slowdowns: they only refresh the base delay once the
-     * initial one has let a latecomer learn it, so a cost of about 3 % rather than 10 % is enough.
-     */
-    static final int QUICK_SLOWDOWN_INTERVAL_FACTOR = 30;
-    /** The smallest target the RTT-tied rule uses: below it, timer and scheduling noise dominate. */
-    static final long MIN_ADAPTIVE_TARGET_MICROS = 5_000;
-
-    /** Below this fraction of the target, a queue that stood through a round trip means the link is not full. */
-    static final double STILL_EMPTY_FRACTION = 0.25;
-    /** {@link #competitionAware}'s growth per round trip, as a fraction of the window, while the link is not full. */
-    static final double EMPTY_GROWTH = 0.125;
-    /** A quick slowdown ends when the queuing delay is at most this, or {@link #DRAINED_FRACTION} of the target. */
-    static final long DRAINED_MICROS = 1_000;
-    /** See {@link #DRAINED_MICROS}. */
-    static final double DRAINED_FRACTION = 0.125;
-
-    /**
-     * {@link #competitionAware}'s additive step per round trip is this many times the square root of
-     * its window in packets (see {@link #additiveStepPackets}).
-     */
-    static final double FAIR_STEP_FACTOR = 1.0;
-    /**
-     * ... or, if larger, the packets that this fraction of the target holds at the largest delivery rate
-     * seen lately: the same for every flow that has seen the link to itself, however small its window.
-     */
-    static final double FAIR_STEP_FRACTION = 0.125;
-    /**
-     * ... and no sooner than this long after it yielded (TCP-LP's inference time-out): a TCP flow whose
-     * slow start ended early (CUBIC's HyStart, misled by the scavenger's packets between its own) leaves
-     * the link part empty while it grows into it, and a TCP flow recovering from the losses of its slow
-     * start, or BBR in PROBE_RTT, leaves the queue empty for a moment.
-     */
-    static final long YIELD_HOLD_NANOS = 2_000_000_000L;
-    /** ... or this many round trips, if longer. */
-    static final int YIELD_HOLD_ROUNDS = 20;
-    /** Below this fraction of the largest delivery rate seen, a flow keeps its step when just above the aim. */
-    static final double UNDER_SHARE_FRACTION = 0.5;
-    /**
-     * Such a flow's step, while the queue is at or below the target, is this many times its fair step:
-     * with one step the flow that yielded to a second scavenger's start took 8 s to climb from two packets
-     * to half the link at 100 ms (Jain's index 0.89-0.92 over the 20 s after the join). Below 2: the aim
-     * (7/8 of the target) plus this step and the other flow's (an eighth of the target each, at the rate
-     * both have seen) must stay under {@link CompetitorDetector#COMPETITION_MARGIN}, or two flows stepping in the same
-     * round stand a queue that reads as a competitor's (at exactly 2 the fluid model of two flows made
-     * each yield to the other now and then).
-     */
-    static final double CATCH_UP_STEP_FACTOR = 1.75;
-    /** How long the largest delivery rate of a round trip is remembered (two half-length buckets). */
-    static final long RATE_MEMORY_NANOS = 30_000_000_000L;
-
-    /** Round trips whose delivery rates size the regrowth after a slowdown (the largest of them). */
-    static final int REGROWTH_RATE_ROUNDS = 4;
-    /**
-     * After a congestion loss with the queue at or below the target (a buffer that overflowed before
-     * the delay signal could act), the window grows by at most this many packets per round trip, half
-     * of TCP Reno's, and never by the growth for an empty link: with no queue to see, the window is
-     * all that keeps this flow behind a loss-based one ...
-     */
-    static final double LOSS_BOUND_STEP = 0.5;
-    /** ... until this long has passed without such a loss. */
-    static final long LOSS_BOUND_NANOS = 10_000_000_000L;
-
     private static final long NEVER = Long.MIN_VALUE;
 
     private enum Phase { SLOW_START, AVOIDANCE, SLOWDOWN, REGROWTH }
@@ -201,9 +37,7 @@ public final class LedbatPlusPlus implements CongestionControl {
     private boolean pacerHeld;
     private long smoothedRttMicros = -1;
     private long lastReductionNanos = NEVER;
-    private long slowdownStartNanos = NEVER;
-    private long nextSlowdownNanos = NEVER;
-    private long slowdowns;
+    private final SlowdownSchedule slowdowns;
     private long roundStartNanos = NEVER;
     private long roundMinQueueMicros = Long.MAX_VALUE;
     /** Round trips ended so far: the clock of the loss classifier's largest standing queue. */
@@ -213,12 +47,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     private long randomLosses;
     private long lossBoundUntilNanos = NEVER;
     private long standingQueueMicros;
-    private double lastRoundRate;
-    private final double[] recentRoundRates = new double[REGROWTH_RATE_ROUNDS];
-    private int recentRoundRateNext;
     private long roundBytesAcked;
-    /** The largest delivery rate of a round trip over about {@link #RATE_MEMORY_NANOS}. */
-    private final BucketedMax maxRate = new BucketedMax(RATE_MEMORY_NANOS / 2);
+    private final RoundRates rates = new RoundRates(REGROWTH_RATE_ROUNDS, RATE_MEMORY_NANOS);
 
     private LedbatPlusPlus(String name, CongestionParameters parameters, double rttFraction, boolean quickSlowdowns) {
         if (rttFraction < 0 || rttFraction > 1) {
@@ -231,6 +61,8 @@ public final class LedbatPlusPlus implements CongestionControl {
         this.quickSlowdowns = quickSlowdowns;
         this.cwnd = (double) INIT_CWND * mss;
         this.competitors = new CompetitorDetector(mss);
+        this.slowdowns = new SlowdownSchedule(INITIAL_SLOWDOWN_DELAY_RTTS,
+                quickSlowdowns ? QUICK_SLOWDOWN_INTERVAL_FACTOR : SLOWDOWN_INTERVAL_FACTOR);
     }
 
     /** LEDBAT++ as the draft specifies it, registered as {@value CongestionControls#LEDBAT_PLUS_PLUS}. */
@@ -273,7 +105,7 @@ public final class LedbatPlusPlus implements CongestionControl {
         roundBytesAcked += bytesNewlyAcked;
         noteStandingQueue(delay.queuingMicros(), nowNanos);
         if (phase == Phase.SLOWDOWN) {
-            long elapsed = nowNanos - slowdownStartNanos;
+            long elapsed = slowdowns.sinceStartNanos(nowNanos);
             boolean drained = quickSlowdowns && elapsed >= rttNanos()
                     && delay.queuingMicros() <= Math.max(DRAINED_MICROS, target * DRAINED_FRACTION);
             if (drained || elapsed >= SLOWDOWN_RTTS * rttNanos()) {
@@ -316,7 +148,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 endSlowStart(nowNanos);
             }
         } else {
-            if (nextSlowdownNanos != NEVER && nowNanos >= nextSlowdownNanos) {
+            if (slowdowns.isDue(nowNanos)) {
                 startSlowdown(nowNanos);
                 return;
             }
@@ -335,7 +167,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 // a flow delivering less than half of the largest rate it has seen, unless held after
                 // yielding, shares the queue with another scavenger that took the link while it yielded:
                 // it steps further (CATCH_UP_STEP_FACTOR), so the two even out in seconds, not tens of seconds
-                boolean catchingUp = !competitors.stepHeld() && lastRoundRate < UNDER_SHARE_FRACTION * maxRate.get();
+                boolean catchingUp = !competitors.stepHeld() && rates.last() < UNDER_SHARE_FRACTION * rates.max();
                 double step = lossBound ? Math.min(additiveStepPackets(), LOSS_BOUND_STEP)
                         : additiveStepPackets() * (catchingUp ? CATCH_UP_STEP_FACTOR : 1);
                 double aim = target * (1 - FAIR_STEP_FRACTION);
@@ -388,20 +220,18 @@ public final class LedbatPlusPlus implements CongestionControl {
             // the queue that stood through the round: a buffer overflowing fills for round trips, while
             // scheduling noise lifts single samples only
             losses.endRound(roundMinQueueMicros, roundBytesAcked, mss, rounds++);
-            lastRoundRate = roundBytesAcked * 1e9 / (nowNanos - roundStartNanos);
-            recentRoundRates[recentRoundRateNext++ % REGROWTH_RATE_ROUNDS] = lastRoundRate;
-            maxRate.add(lastRoundRate, nowNanos);
+            rates.add(roundBytesAcked * 1e9 / (nowNanos - roundStartNanos), nowNanos);
             roundBytesAcked = 0;
             standingQueueMicros = roundMinQueueMicros;
             double target = effectiveTargetMicros();
             switch (competitors.endRound(phase == Phase.AVOIDANCE, cwnd, standingQueueMicros, target,
-                    target * (1 - FAIR_STEP_FRACTION), lastRoundRate, nowNanos, yieldHoldNanos(), rttNanos())) {
+                    target * (1 - FAIR_STEP_FRACTION), rates.last(), nowNanos, yieldHoldNanos(), rttNanos())) {
                 case YIELD -> cwnd = (double) MIN_CWND * mss;
                 case FALSE_ALARM -> {
                     ssthresh = Math.max(competitors.windowBeforeYield(), (double) MIN_CWND * mss);
                     phase = Phase.REGROWTH;
                     // the empty queue refreshed the base delay as a slowdown does: the next one is timed from here
-                    slowdownStartNanos = competitors.yieldNanos();
+                    slowdowns.restartFrom(competitors.yieldNanos());
                 }
                 case NONE -> {
                 }
@@ -413,8 +243,8 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     /**
      * The additive increase per round trip of {@link #competitionAware} while the queue is at or below
-     * the target, in packets: the largest of GAIN, {@link #FAIR_STEP_FACTOR} times the square root of the
-     * window, and the packets that {@link #FAIR_STEP_FRACTION} of the target holds at the largest delivery
+     * the target, in packets: the largest of GAIN, {@link LedbatTuning#FAIR_STEP_FACTOR} times the square root of the
+     * window, and the packets that {@link LedbatTuning#FAIR_STEP_FRACTION} of the target holds at the largest delivery
      * rate seen lately.
      *
      * <p>The square root is deliberately not capped by the rate-based step: a flow that never had the
@@ -438,7 +268,7 @@ public final class LedbatPlusPlus implements CongestionControl {
         if (competitors.stepHeld()) {
             return gain();
         }
-        double rate = maxRate.get();
+        double rate = rates.max();
         double fromRate = rate * effectiveTargetMicros() * FAIR_STEP_FRACTION / 1e6 / mss;
         return Math.max(gain(), Math.max(FAIR_STEP_FACTOR * Math.sqrt(cwnd / mss), fromRate));
     }
@@ -450,14 +280,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     }
 
     private void endSlowStart(long nowNanos) {
-        Phase was = phase;
+        slowdowns.growthEnded(phase == Phase.REGROWTH, nowNanos, rttNanos());
         phase = Phase.AVOIDANCE;
-        if (was == Phase.REGROWTH) {
-            long length = Math.max(nowNanos - slowdownStartNanos, rttNanos());
-            nextSlowdownNanos = nowNanos + (quickSlowdowns ? QUICK_SLOWDOWN_INTERVAL_FACTOR : SLOWDOWN_INTERVAL_FACTOR) * length;
-        } else if (nextSlowdownNanos == NEVER) {
-            nextSlowdownNanos = nowNanos + INITIAL_SLOWDOWN_DELAY_RTTS * rttNanos();
-        }
     }
 
     private void startSlowdown(long nowNanos) {
@@ -471,19 +295,12 @@ public final class LedbatPlusPlus implements CongestionControl {
             // the overshoot built, and the two together had put the target at a third of a 150 ms path.
             // Not after a loss taken for a shallow buffer's: there the halved window, not the queue,
             // keeps the flow behind TCP
-            double delivered = 0;
-            if (lossBoundUntilNanos == NEVER || nowNanos >= lossBoundUntilNanos) {
-                for (double rate : recentRoundRates) {
-                    delivered = Math.max(delivered, rate);
-                }
-            }
+            double delivered = lossBoundUntilNanos == NEVER || nowNanos >= lossBoundUntilNanos ? rates.recentMax() : 0;
             ssthresh = Math.max((double) MIN_CWND * mss, Math.max(fits, delivered * held / 1e6));
         }
         cwnd = (double) MIN_CWND * mss;
         phase = Phase.SLOWDOWN;
-        slowdownStartNanos = nowNanos;
-        nextSlowdownNanos = NEVER;
-        slowdowns++;
+        slowdowns.start(nowNanos);
     }
 
     @Override
@@ -540,7 +357,7 @@ public final class LedbatPlusPlus implements CongestionControl {
             ssthresh = Math.max(cwnd / 2, (double) MIN_CWND * mss);
             if (phase == Phase.AVOIDANCE) {
                 // regrow to half the window; the slowdown schedule carries on from the regrowth's end
-                slowdownStartNanos = nowNanos;
+                slowdowns.restartFrom(nowNanos);
                 phase = Phase.REGROWTH;
             }
         }
@@ -594,7 +411,7 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     /** How many slowdowns began so far. */
     long slowdowns() {
-        return slowdowns;
+        return slowdowns.count();
     }
 
     private long rttNanos() {
@@ -602,7 +419,7 @@ public final class LedbatPlusPlus implements CongestionControl {
     }
 
     /**
-     * How long a yield holds: {@link #YIELD_HOLD_NANOS}, or {@link #YIELD_HOLD_ROUNDS} round trips of the
+     * How long a yield holds: {@link LedbatTuning#YIELD_HOLD_NANOS}, or {@link LedbatTuning#YIELD_HOLD_ROUNDS} round trips of the
      * path with our target queue on it if that is longer. Not the smoothed RTT of the moment: a competitor's
      * slow start that made us yield has just inflated it (a newcomer overshooting by 110 ms on a 100 ms
      * path doubled the hold to 4 s), and the quiet rounds the release also waits for keep a standing

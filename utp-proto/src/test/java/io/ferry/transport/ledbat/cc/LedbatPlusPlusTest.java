@@ -363,7 +363,7 @@ class LedbatPlusPlusTest {
         tied.onAck(MSS, 2L * MSS, 100 * MS, 0);
         assertEquals(25_000, tied.effectiveTargetMicros());
         tied.onAck(MSS, 2L * MSS, 12 * MS, 1);
-        assertEquals(LedbatPlusPlus.MIN_ADAPTIVE_TARGET_MICROS, tied.effectiveTargetMicros(), "never below the floor");
+        assertEquals(LedbatTuning.MIN_ADAPTIVE_TARGET_MICROS, tied.effectiveTargetMicros(), "never below the floor");
         LedbatPlusPlus longPath = tied(params);
         longPath.onAck(MSS, 2L * MSS, 300 * MS, 0);
         assertEquals(TARGET_MICROS, longPath.effectiveTargetMicros(), "never above the configured target");
