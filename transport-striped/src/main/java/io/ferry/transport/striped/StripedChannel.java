@@ -73,15 +73,12 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     private volatile InetSocketAddress boundLocal;
 
     private volatile boolean outputShutdown;
-    private volatile long bytesReceived;
 
     // writing (striped event loop)
     private final StripeWriter writer;
 
     // reading (striped event loop)
-    private final StripeReassembly reorder = new StripeReassembly();
-    private final io.ferry.transport.spi.ReadLoop reads = new io.ferry.transport.spi.ReadLoop(this);
-    private boolean delivering;
+    private final StripeReader reader = new StripeReader(this);
     private boolean failed;
 
     // closing (striped event loop)
@@ -243,7 +240,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
      * application does not read. Past {@link #REORDER_LIMIT} the members that are ahead stop reading.
      */
     public long heldBytes() {
-        return reorder.heldBytes();
+        return reader.heldBytes();
     }
 
     /** Application bytes written to this channel and handed to the members. */
@@ -253,7 +250,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     /** Application bytes delivered in order to this channel's pipeline. */
     long bytesReceived() {
-        return bytesReceived;
+        return reader.bytesReceived();
     }
 
     StripedTransport transport() {
@@ -349,7 +346,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
         open = false;
         active = false;
-        reorder.discard();
+        reader.discard();
         for (StripeMember m : members == null ? new StripeMember[0] : members) {
             if (m.channel.isOpen()) {
                 m.keepStatistics(transport);
@@ -391,7 +388,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     @Override
     protected void doBeginRead() {
-        reads.requested();
+        reader.reads.requested();
         deliver();
     }
 
@@ -412,13 +409,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             piece.release();
             return;
         }
-        if (!reorder.add(offset, piece)) {
-            piece.release();
-            fail(m, new ProtocolException("member " + m.index + " of " + this + " sent bytes at offset " + offset
-                    + " again (the stream is at " + reorder.nextOffset() + "): the peer is not a correct striped sender"));
-            return;
-        }
-        m.lastEnd = Math.max(m.lastEnd, offset + length);
+        reader.add(m, offset, piece);
     }
 
     void onMemberReadComplete(StripeMember m) {
@@ -459,95 +450,26 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     }
 
     private void deliver() {
-        if (delivering || !open || members == null) {
-            return; // before the connect a read() stays pending, as Netty's socket channels keep it
-        }
-        delivering = true;
-        try {
-            // Netty's read loops (ReadLoop): messages of at most the allocator's guess, one read-complete per
-            // loop; a handler that read()s again in its read-complete gets the next loop here
-            while (open) {
-                while (open && reads.reading() && nextInOrder()) {
-                    ByteBuf data = reorder.takeNext();
-                    ByteBuf message = reads.next(data);
-                    int length = message.readableBytes();
-                    bytesReceived += length;
-                    reorder.delivered(length, message != data ? data : null); // the rest of the piece is held again
-                    reads.fire(message);
-                    reads.proceed(this::nextInOrder);
-                }
-                if (!reads.inProgress()) {
-                    break;
-                }
-                reads.complete();
-            }
-            if (!open) {
-                return;
-            }
-            if (allInputDone() && reorder.isEmpty()) {
-                endOfInput();
-                return;
-            }
-            if (allInputDone() && !reorder.isEmpty() && !reorder.hasNext()) {
-                fail(members[0], new ProtocolException("every member of " + this + " ended but the stream has a gap at offset "
-                        + reorder.nextOffset() + ": the peer is not a correct striped sender"));
-                return;
-            }
-            pumpReads();
-        } finally {
-            delivering = false;
-        }
-    }
-
-    /** Whether the stream's next byte is here. */
-    private boolean nextInOrder() {
-        return reorder.hasNext();
+        reader.deliver(members);
     }
 
     /** Auto-read was switched off (from the config, on this channel's loop). */
     void autoReadCleared() {
-        reads.autoReadCleared();
+        reader.reads.autoReadCleared();
         pumpReads(); // the members stop reading too
     }
 
-    private boolean allInputDone() {
-        for (StripeMember m : members) {
-            if (!m.inputDone) {
-                return false;
-            }
-        }
-        return true;
+    /** Whether the pipeline is to get more bytes: the channel is active and its input not shut down (the read loop decides when). */
+    boolean wantsBytes() {
+        return isActive() && !inputShutdown;
     }
 
-    /**
-     * Lets each member read while this channel wants bytes and the member may bring them: every member
-     * while the out-of-order bytes are under {@link #REORDER_LIMIT}, beyond it only those not ahead of
-     * the stream's next byte (one of them carries it). Members read with auto-read, switched here.
-     */
+    /** Lets the members read as far as this channel wants bytes (see {@link StripeReader#pump}). */
     void pumpReads() {
-        if (members == null) {
-            return;
-        }
-        boolean want = isActive() && !inputShutdown && reads.reading();
-        for (StripeMember m : members) {
-            boolean on = want && !m.inputDone && (reorder.heldBytes() < REORDER_LIMIT || m.lastEnd <= reorder.nextOffset());
-            if (on != m.reading) {
-                m.reading = on;
-                autoRead(m.channel, on);
-            }
-        }
+        reader.pump(members, wantsBytes());
     }
 
-    /** Switches a member's auto-read on its own loop, and on only while it can still read (its input may end meanwhile). */
-    private static void autoRead(Channel ch, boolean on) {
-        ch.eventLoop().execute(() -> {
-            if (!on || (ch.isActive() && !(ch instanceof DuplexChannel && ((DuplexChannel) ch).isInputShutdown()))) {
-                ch.config().setAutoRead(on);
-            }
-        });
-    }
-
-    private void endOfInput() {
+    void endOfInput() {
         if (inputShutdown) {
             return;
         }
@@ -587,7 +509,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     @Override
     protected void shutdownInput0(ChannelPromise promise) {
         inputShutdown = true;
-        reorder.discard();
+        reader.discard();
         List<ChannelFuture> all = new ArrayList<>();
         for (StripeMember m : members) {
             if (m.channel instanceof DuplexChannel) {
