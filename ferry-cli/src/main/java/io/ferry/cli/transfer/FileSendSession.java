@@ -17,7 +17,6 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,7 +34,7 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
  * from what the receiver already holds once the prefix's checksum matched, and completes
  * {@link #result()} when every file has a verdict.
  *
- * <p><b>Offers ahead.</b> Up to {@link #OFFER_AHEAD} files (and {@link #OFFER_AHEAD_BYTES}) beyond those streaming are offered, accepted and
+ * <p><b>Offers ahead.</b> Up to {@link OfferSchedule#OFFER_AHEAD} files (and {@link OfferSchedule#OFFER_AHEAD_BYTES}) beyond those streaming are offered, accepted and
  * opened (and, with zero-copy, hashed) ahead of their turn, so that each file's OFFER/ACCEPT round trip and
  * the receiver's creating of its partial file overlap the streaming of the files before it; a prepared file
  * starts streaming (START, then DATA) when a streaming file ends. Many small files move at the speed of the
@@ -62,18 +61,6 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
 public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private static final int READ_AHEAD = 4;
-    /**
-     * Files offered beyond those streaming (see the class comment). 64 rather than 16: 4,096 files of 64 KiB
-     * moved 348-362 MiB/s with 16, 402-407 with 64 (ferry-cli README, Speed).
-     */
-    static final int OFFER_AHEAD = 64;
-    /**
-     * Bytes of offered files that are not streaming yet, beyond which no more are offered ahead (at least one
-     * is): a tree of large files is not opened and hashed (on a first send) far ahead of its sending, so what
-     * the hashing read is still in the page cache when sendfile reads it again.
-     */
-    static final long OFFER_AHEAD_BYTES = 64L << 20;
-
     private final List<OutgoingFile> files = new ArrayList<>();
     private final SendSettings settings;
     private final ProgressListener progress;
@@ -84,21 +71,13 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private SendDisk disk;
     private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
     private final ArrayDeque<OutgoingFile> streaming = new ArrayDeque<>();
-    /** Prepared files in the order they became READY (entries no longer READY are skipped). */
-    private final ArrayDeque<OutgoingFile> readyToStream = new ArrayDeque<>();
+    private final OfferSchedule schedule;
 
     private ChannelHandlerContext ctx;
     private SharedSecret token;
     /** The AUTH step, from the session's start; offers go out once it {@link SenderAuth#admitted}. */
     private SenderAuth auth;
     private boolean helloReceived;
-    private int nextToOffer;
-    /** Files offered and not yet ended or done: at most parallelFiles + OFFER_AHEAD. */
-    private int active;
-    /** Files in state STREAMING: at most parallelFiles. */
-    private int streamingNow;
-    /** Bytes of the files offered and not streaming yet (OFFERED, PREPARING, READY): see {@link #OFFER_AHEAD_BYTES}. */
-    private long waitingBytes;
     /** Files in state DONE (checked on every verdict: a count, not a scan of thousands of files). */
     private int filesDone;
     private long startNanos;
@@ -121,6 +100,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         for (SendPlan.Entry entry : plan.entries()) {
             files.add(new OutgoingFile(files.size(), entry, diskPool));
         }
+        this.schedule = new OfferSchedule(files, settings.parallelFiles());
     }
 
     /**
@@ -232,16 +212,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (!admitted()) {
             return;
         }
-        while (nextToOffer < files.size() && active < settings.parallelFiles() + OFFER_AHEAD && !result.isDone()) {
-            OutgoingFile file = files.get(nextToOffer);
-            if (active >= settings.parallelFiles() && waitingBytes > 0 && waitingBytes + file.size() > OFFER_AHEAD_BYTES) {
-                break; // offered again when a waiting file starts streaming or leaves
-            }
-            nextToOffer++;
-            file.state = OutgoingFile.State.OFFERED;
-            file.offeredNanos = System.nanoTime();
-            active++;
-            waitingBytes += file.size();
+        for (OutgoingFile file; !result.isDone() && (file = schedule.nextOffer(System.nanoTime())) != null; ) {
             ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name()));
         }
         loop.flush();
@@ -363,25 +334,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             loop.flush();
             return;
         }
-        file.state = OutgoingFile.State.READY;
-        readyToStream.add(file);
+        schedule.ready(file);
         streamNext();
     }
 
     /** Starts prepared files, in the order they became ready, while fewer than parallelFiles stream. */
     private void streamNext() {
         boolean began = false;
-        while (streamingNow < settings.parallelFiles() && !result.isDone()) {
-            OutgoingFile file = readyToStream.poll();
-            if (file == null) {
-                break;
-            }
-            if (file.state != OutgoingFile.State.READY) {
-                continue; // refused or aborted while it waited
-            }
-            file.state = OutgoingFile.State.STREAMING;
-            streamingNow++;
-            waitingBytes -= file.size();
+        for (OutgoingFile file; !result.isDone() && (file = schedule.nextToStream()) != null; ) {
             progress.fileStarted(file.id, file.entry.name(), file.size(), file.startOffset);
             ctx.write(Frames.start(ctx.alloc(), file.id, file.startOffset));
             streaming.add(file);
@@ -397,14 +357,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     /** A file leaves its place among the offers (ended, refused or aborted): offer and stream the next ones. */
     private void released(OutgoingFile file, OutgoingFile.State was) {
-        if (was == OutgoingFile.State.WAITING || was == OutgoingFile.State.ENDED || was == OutgoingFile.State.DONE) {
+        if (!schedule.released(file, was)) {
             return; // never offered, or its place was already given back
-        }
-        active--;
-        if (was == OutgoingFile.State.STREAMING) {
-            streamingNow--;
-        } else if (was == OutgoingFile.State.OFFERED || was == OutgoingFile.State.PREPARING || was == OutgoingFile.State.READY) {
-            waitingBytes -= file.size();
         }
         offerMore();
         streamNext();

@@ -145,7 +145,7 @@ class FileTransferTest {
     @MethodSource("io.ferry.cli.InstalledTransports#schemes")
     void offersFilesAheadButStreamsNoMoreThanParallelFilesAtOnce(String scheme) throws Exception {
         int parallel = 2;
-        int count = FileSendSession.OFFER_AHEAD + 12;
+        int count = OfferSchedule.OFFER_AHEAD + 12;
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             files.add(file("many/f" + i + ".bin", 40_000 + i, 100 + i));
@@ -157,7 +157,7 @@ class FileTransferTest {
             offersBeforeFirstStart++;
         }
         assertTrue(offersBeforeFirstStart > parallel, "files are offered ahead of those streaming: " + offersBeforeFirstStart);
-        assertEquals(parallel + FileSendSession.OFFER_AHEAD, offersBeforeFirstStart,
+        assertEquals(parallel + OfferSchedule.OFFER_AHEAD, offersBeforeFirstStart,
                 "files offered before the first one started: the streaming ones and the ones offered ahead");
         int streamingNow = 0;
         int most = 0;
@@ -179,7 +179,7 @@ class FileTransferTest {
     void largeFilesAreOfferedAheadOnlyUpToTheByteBudget() throws Exception {
         int count = 3;
         long size = 40L << 20; // two of them waiting would be more than OFFER_AHEAD_BYTES
-        assertTrue(2 * size > FileSendSession.OFFER_AHEAD_BYTES && size < FileSendSession.OFFER_AHEAD_BYTES);
+        assertTrue(2 * size > OfferSchedule.OFFER_AHEAD_BYTES && size < OfferSchedule.OFFER_AHEAD_BYTES);
         Files.createDirectories(outbox.resolve("large"));
         for (int i = 0; i < count; i++) {
             try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(outbox.resolve("large/f" + i + ".bin").toFile(), "rw")) {

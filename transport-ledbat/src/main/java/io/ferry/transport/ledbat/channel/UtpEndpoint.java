@@ -56,7 +56,7 @@ final class UtpEndpoint {
 
     /** The routing decisions: connection table, admission, RESET limiter. */
     private final EndpointCore<UtpSocketChannel> core = new EndpointCore<>(UtpSocketChannel::connection,
-            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, UtpEndpoint::evicted, EVICT_HALF_OPEN);
+            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, this::evicted, EVICT_HALF_OPEN);
     private final List<UtpSocketChannel> readBatch = new ArrayList<>();
     private final AtomicLong connectionFailures = new AtomicLong();
     private final AtomicLong socketErrors = new AtomicLong();
@@ -226,6 +226,15 @@ final class UtpEndpoint {
         return socket.eventLoop();
     }
 
+    /**
+     * The time every call into this endpoint's connections is given: its event loop's {@link
+     * io.netty.util.concurrent.Ticker}, the clock the loop's own timers run on (a loop with a mock
+     * ticker drives the connections in virtual time). The only clock the uTP channel reads.
+     */
+    long now() {
+        return socket.eventLoop().ticker().nanoTime();
+    }
+
     /** A connection id not in use towards {@code remote} (for both ids of the pair). */
     int newConnectionId(InetSocketAddress remote) {
         return core.newConnectionId(remote, () -> ThreadLocalRandom.current().nextInt(1 << 16));
@@ -301,7 +310,7 @@ final class UtpEndpoint {
         for (UtpSocketChannel channel : core.forgetAll()) {
             UtpConnection c = channel.connection();
             if (c != null && !c.isTerminated()) {
-                c.abort(System.nanoTime());
+                c.abort(now());
             }
             if (c != null) {
                 c.releaseUncollected(); // the socket is gone: the RESET cannot leave
@@ -319,10 +328,10 @@ final class UtpEndpoint {
      * A half-open connection made room for a newer SYN ({@link EndpointCore}): it ends without a word,
      * since its initiator never proved its address, and it was never the application's.
      */
-    private static void evicted(UtpSocketChannel channel) {
+    private void evicted(UtpSocketChannel channel) {
         UtpConnection c = channel.connection();
         if (!c.isTerminated()) {
-            c.abort(System.nanoTime());
+            c.abort(now());
         }
         c.releaseUncollected(); // no RESET to an address that may be spoofed
         channel.timer.stop();
@@ -349,7 +358,7 @@ final class UtpEndpoint {
             timer.future.cancel(false);
         }
         timer.deadline = deadline;
-        long delay = Math.max(0, deadline - System.nanoTime());
+        long delay = Math.max(0, deadline - now());
         timer.future = socket.eventLoop().schedule(() -> fire(channel, timer), delay, TimeUnit.NANOSECONDS);
     }
 
@@ -360,7 +369,7 @@ final class UtpEndpoint {
             return;
         }
         try {
-            c.onTimer(System.nanoTime());
+            c.onTimer(now());
             afterCall(channel);
         } catch (RuntimeException e) {
             contain(channel, e);
@@ -419,7 +428,7 @@ final class UtpEndpoint {
     }
 
     private void onDatagram(ByteBuf datagram, InetSocketAddress sender, InetSocketAddress recipient) {
-        long now = System.nanoTime();
+        long now = now();
         switch (core.handle(datagram, sender, now)) {
             case ROUTE -> deliver(core.target(), datagram, now);
             case ACCEPT -> accept(datagram, sender, recipient, now);

@@ -59,7 +59,7 @@ final class UtpInbound implements ReadLoop.Inbound {
                 int n = ((ByteBuf) o).readableBytes();
                 ReferenceCountUtil.release(o);
                 if (connection != null) {
-                    connection.consumed(n, System.nanoTime());
+                    connection.consumed(n, channel.endpoint().now());
                 }
             }
         }
@@ -81,7 +81,7 @@ final class UtpInbound implements ReadLoop.Inbound {
     public void consumed(int bytes) {
         UtpConnection connection = channel.connection();
         if (connection != null) {
-            connection.consumed(bytes, System.nanoTime());
+            connection.consumed(bytes, channel.endpoint().now());
             consumedAny = true;
         }
     }

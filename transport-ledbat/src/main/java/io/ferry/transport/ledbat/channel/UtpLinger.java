@@ -50,7 +50,7 @@ final class UtpLinger {
         UtpConnection connection = channel.connection();
         if (!connection.isClosed() && !finRequested && LingeringChannels.unwrittenBytes(channel) == 0) {
             finRequested = true;
-            connection.close(System.nanoTime()); // the FIN follows the queued bytes
+            connection.close(channel.endpoint().now()); // the FIN follows the queued bytes
             channel.endpoint().afterCall(channel);
             return; // afterCall collected and checked again
         }
@@ -77,7 +77,7 @@ final class UtpLinger {
         expiry.cancel(false);
         UtpConnection connection = channel.connection();
         if (failure != null && !connection.isClosed()) {
-            connection.abort(System.nanoTime());
+            connection.abort(channel.endpoint().now());
             channel.endpoint().afterCall(channel);
         }
         channel.closeNow(closed);

@@ -126,7 +126,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     void failed(Throwable cause) {
         if (connection != null && !connection.isClosed()) {
             try {
-                connection.abort(System.nanoTime());
+                connection.abort(endpoint.now());
             } catch (RuntimeException again) {
                 connection.releaseUncollected();
             }
@@ -155,7 +155,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         active = false;
         releaseInbound();
         if (connection != null && !connection.isClosed()) {
-            connection.abort(System.nanoTime());
+            connection.abort(endpoint.now());
             endpoint.afterCall(this);
         }
     }
@@ -175,7 +175,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     /** Called by the endpoint at the end of a batch of received datagrams. */
     void endOfReadBatch() {
         if (connection != null) {
-            connection.endReadBatch(System.nanoTime());
+            connection.endReadBatch(endpoint.now());
         }
         if (isRegistered() && !inbound.delivering()) {
             inbound.reads.complete();
@@ -273,9 +273,9 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         if (connection != null) {
             // An established connection closes gracefully (queued data, then FIN); a handshake in progress is reset.
             if (wasActive) {
-                connection.close(System.nanoTime());
+                connection.close(endpoint.now());
             } else {
-                connection.abort(System.nanoTime());
+                connection.abort(endpoint.now());
             }
             endpoint.afterCall(this);
         }
@@ -296,7 +296,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         }
         boolean wrote = UtpOutbound.write(in, connection, alloc());
         if (wrote) {
-            connection.flush(System.nanoTime());
+            connection.flush(endpoint.now());
         }
         endpoint.afterCall(this);
     }
@@ -315,7 +315,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     @Override
     protected void doShutdownOutput() {
         if (connection != null) {
-            connection.shutdownOutput(System.nanoTime());
+            connection.shutdownOutput(endpoint.now());
             endpoint.afterCall(this);
         }
     }
@@ -360,7 +360,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     private void abort0(ChannelPromise promise) {
         if (connection != null && !connection.isClosed()) {
-            connection.abort(System.nanoTime());
+            connection.abort(endpoint.now());
             endpoint.afterCall(this); // a lingering close fails, naming what the abort dropped
         }
         unsafe().close(promise);
@@ -479,7 +479,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         this.remote = remote;
         int recvId = endpoint.newConnectionId(remote);
         UtpConnection c = UtpConnection.connect(PathMtu.fit(settings.protocol, remote), recvId, ThreadLocalRandom.current().nextInt(1 << 16),
-                System.nanoTime());
+                endpoint.now());
         attach(c);
         endpoint.register(this);
         endpoint.afterCall(this); // the SYN leaves
@@ -537,7 +537,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         if (!open || inputShutdown || lingering != null) {
             int n = data.readableBytes();
             data.release();
-            connection.consumed(n, System.nanoTime());
+            connection.consumed(n, endpoint.now());
             return;
         }
         inbound.add(data);
