@@ -48,15 +48,14 @@ final class UtpEndpoint {
     private final UtpTransport transport;
     private final boolean connectedSocket;
     /**
-     * A SYN at the half-open limit evicts the socket's oldest half-open connection; the endpoint remembers
-     * the evicted handshake, so an initiator whose confirmation the flood's queue lost is revived by its
-     * next packet rather than reset (see {@link EndpointCore}).
+     * A SYN at the half-open limit is answered from the SYN cache, without a connection; the packet that
+     * confirms the answer makes the connection, evicting the socket's oldest half-open one (see {@link EndpointCore}).
      */
-    static final boolean EVICT_HALF_OPEN = true;
+    static final boolean SYN_CACHE = true;
 
     /** The routing decisions: connection table, admission, RESET limiter. */
     private final EndpointCore<UtpSocketChannel> core = new EndpointCore<>(UtpSocketChannel::connection,
-            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, this::evicted, EVICT_HALF_OPEN);
+            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, this::evicted, SYN_CACHE);
     private final List<UtpSocketChannel> readBatch = new ArrayList<>();
     private final AtomicLong connectionFailures = new AtomicLong();
     private final AtomicLong socketErrors = new AtomicLong();
@@ -166,6 +165,10 @@ final class UtpEndpoint {
         return core.revivedHandshakes();
     }
 
+    long synCacheAnswers() {
+        return core.synCacheAnswers();
+    }
+
     /** Connections reset because handling one of their packets or timers threw. */
     long connectionFailures() {
         return connectionFailures.get();
@@ -204,7 +207,7 @@ final class UtpEndpoint {
      */
     void setAcceptor(UtpServerChannel acceptor) {
         this.acceptor = acceptor;
-        core.startAccepting(acceptor.admission(), acceptor.resetRate());
+        core.startAccepting(acceptor.admission(), acceptor.resetRate(), acceptor::synAnswer);
     }
 
     /**

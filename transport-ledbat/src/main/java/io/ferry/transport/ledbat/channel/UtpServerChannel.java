@@ -199,6 +199,11 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         return child;
     }
 
+    /** The answer to a SYN from the SYN cache: the one {@link #accept} would send, without a connection. */
+    io.netty.buffer.ByteBuf synAnswer(io.netty.buffer.ByteBuf syn, int seqNr, long now) {
+        return UtpConnection.handshakeAnswer(childSettings.protocol, syn, seqNr, now);
+    }
+
     /**
      * The initiator of {@code child} proved its address: the application gets the connection. On its loop.
      * A listener made by a user's {@code ServerBootstrap} (no child handler of its own) passes the child
@@ -285,14 +290,19 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     }
 
     /**
-     * Half-open connections ended early to admit a newer SYN while {@link UtpChannelOption#MAX_HALF_OPEN}
-     * were half-open.
+     * Half-open connections ended early to make room for a confirmed handshake from the SYN cache while
+     * {@link UtpChannelOption#MAX_HALF_OPEN} were half-open.
      */
     public long halfOpenEvicted() {
         return admission.evicted();
     }
 
-    /** Evicted half-open connections brought back because their initiator's next packet confirmed the handshake. */
+    /** SYNs answered from the SYN cache, without a connection, while {@link UtpChannelOption#MAX_HALF_OPEN} were half-open. */
+    public long synsAnsweredFromCache() {
+        return endpoints.stream().mapToLong(UtpEndpoint::synCacheAnswers).sum();
+    }
+
+    /** Connections made from the SYN cache (answered there, or evicted) because the initiator's next packet confirmed the answer. */
     public long halfOpenRevived() {
         return endpoints.stream().mapToLong(UtpEndpoint::revivedHandshakes).sum();
     }

@@ -5,6 +5,7 @@ import io.ferry.transport.ledbat.cc.CongestionControls;
 import io.ferry.transport.ledbat.cc.CongestionParameters;
 import io.ferry.transport.ledbat.wire.PacketReader;
 import io.ferry.transport.ledbat.wire.PacketType;
+import io.ferry.transport.ledbat.wire.PacketWriter;
 import io.ferry.transport.ledbat.wire.PacketValidity;
 import io.ferry.transport.ledbat.wire.UtpWire;
 import io.netty.buffer.ByteBuf;
@@ -196,7 +197,30 @@ public final class UtpConnection {
         return Handshake.confirms(ackNr, initialSeqNr);
     }
 
-    private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
+    /**
+     * The answer {@link #accept} would send to {@code syn}, built without a connection: what a listener
+     * sends from its SYN cache (RFC 4987) when its half-open places are full, making the connection
+     * with {@link #revive} only when the initiator's next packet confirms this answer.
+     *
+     * @param seqNr the sequence number the answer carries (the acceptor's first)
+     * @return a new datagram; ownership passes to the caller
+     * @throws IllegalArgumentException if {@code syn} is not a valid SYN packet
+     */
+    public static ByteBuf handshakeAnswer(UtpConfig config, ByteBuf syn, int seqNr, long nowNanos) {
+        PacketReader r = synOf(syn);
+        int theirTimestamp = r.timestampMicros();
+        int reply = 0;
+        if (theirTimestamp != 0) {
+            int delay = UtpWire.micros32(nowNanos) - theirTimestamp;
+            reply = delay == 0 ? 1 : delay;
+        }
+        ByteBuf p = config.allocator().ioBuffer(UtpWire.HEADER_SIZE);
+        PacketWriter.writeHeader(p, PacketType.STATE, UtpWire.EXTENSION_NONE, r.connectionId(), UtpWire.micros32(nowNanos),
+                reply, config.receiveBufferSize(), seqNr & UtpWire.SEQ_MASK, r.seqNr());
+        return p;
+    }
+
+    private static PacketReader synOf(ByteBuf syn) {
         PacketReader r = new PacketReader();
         PacketValidity validity = r.wrap(syn);
         if (validity != PacketValidity.VALID) {
@@ -205,6 +229,11 @@ public final class UtpConnection {
         if (r.type() != PacketType.SYN) {
             throw new IllegalArgumentException("expected a SYN packet, got " + r.type());
         }
+        return r;
+    }
+
+    private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
+        PacketReader r = synOf(syn);
         int peerRecvId = r.connectionId();
         UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
         c.state = ConnectionState.CONNECTED;

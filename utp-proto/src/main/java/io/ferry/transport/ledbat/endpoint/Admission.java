@@ -119,6 +119,11 @@ public final class Admission {
         return halfOpen.get();
     }
 
+    /** Whether the half-open places are all taken (a new SYN would be dropped, or answered from a SYN cache). */
+    boolean halfOpenFull() {
+        return halfOpen.get() >= maxHalfOpen;
+    }
+
     public int established() {
         return established.get();
     }

@@ -28,11 +28,12 @@ import java.util.function.IntSupplier;
  * {@link #handle} for each datagram and acts on the {@link Outcome}; time comes in as {@code nowNanos}, so
  * floods and forgeries are tested in virtual time.
  *
- * <p>With eviction on, a new SYN that meets a full half-open limit evicts this socket's oldest half-open
- * connection (ended without a word, since its initiator never proved its address) rather than being
- * dropped, so a legitimate client connects while a flood lasts. The evicted handshake is remembered in a
- * few dozen bytes ({@link EvictedHandshakes}): an initiator whose confirmation was lost in the flood is
- * revived, not reset, by its next packet if that acknowledges this side's answer.
+ * <p>With the SYN cache on, a new SYN that meets a full half-open limit is answered without a connection:
+ * the answer is built from the SYN alone and the handshake kept in a few dozen bytes ({@link SynCache}).
+ * A packet that acknowledges that answer then makes the connection, evicting this socket's oldest
+ * half-open one (ended without a word, since its initiator never proved its address; remembered in the
+ * cache too). A flood's SYNs thus cost a record and a 20-byte answer each, not a connection, and a
+ * legitimate client connects while the flood lasts. Without the cache such a SYN is dropped.
  *
  * <p>One thread per instance (the socket's event loop); {@link #startAccepting} and {@link #stopAccepting}
  * may be called from any thread (a listener becomes ready before its sockets' loops run a task), and the
@@ -52,7 +53,7 @@ public final class EndpointCore<C> {
          * connection's.
          */
         ACCEPT,
-        /** Send {@link #takeResponse()} (a RESET) back to the sender. */
+        /** Send {@link #takeResponse()} back to the sender: a RESET, or a handshake answer from the SYN cache. */
         RESPOND,
         /** Nothing to do (malformed, a RESET for nobody, a flood's SYN, or a RESET over the rate); counted. */
         DROP
@@ -60,8 +61,8 @@ public final class EndpointCore<C> {
 
     /**
      * What an {@link Outcome#ACCEPT} sets up: a fresh SYN (the datagram itself; {@code seqNr} is -1, the
-     * driver draws one), or an evicted handshake revived by the datagram (the SYN as remembered and the
-     * sequence number this side answered it with).
+     * driver draws one), or a handshake from the SYN cache that the datagram confirmed (the SYN as
+     * remembered and the sequence number this side answered it with): answered from the cache, or evicted.
      */
     public record Handshake(ByteBuf syn, int seqNr, boolean revived) {
     }
@@ -69,21 +70,31 @@ public final class EndpointCore<C> {
     /** A RESET may carry either id of the pair (BEP 29 implementations differ): try both neighbours. */
     private static final int[] RESET_ID_DELTAS = {0, 1, -1};
     /**
-     * Evicted handshakes remembered per socket: at about 200 bytes of heap each, 13 MiB at most, and
-     * about a second of a 65,000 SYN/s flood, the time an initiator takes to resend a lost confirmation.
+     * Handshakes the SYN cache holds per socket: at about 200 bytes of heap each, 13 MiB at most, and
+     * about a second of a 65,000 SYN/s flood, the time an initiator takes to resend a lost SYN or confirmation.
      */
-    static final int EVICTED_REMEMBERED = 65_536;
+    static final int SYN_CACHE_ENTRIES = 65_536;
+
+    /** How a listener answers a SYN it keeps no connection for (see {@code UtpConnection.handshakeAnswer}). */
+    @FunctionalInterface
+    public interface SynAnswerer {
+        /** The answer to {@code syn} carrying {@code seqNr}; ownership passes to the caller. */
+        ByteBuf answer(ByteBuf syn, int seqNr, long nowNanos);
+    }
 
     private final Function<C, UtpConnection> connectionOf;
     private final Function<C, InetSocketAddress> remoteOf;
     private final Consumer<C> onEvicted;
-    private final boolean evictHalfOpen;
+    private final boolean synCache;
     private final ConnectionTable<C> table;
     private final PacketReader reader = new PacketReader();
     private final ResetLimiter resets;
     /** Accepted connections whose initiator has not yet proven its address, oldest first, with their SYNs. */
     private final Map<C, byte[]> halfOpen = new LinkedHashMap<>();
-    private final EvictedHandshakes evicted;
+    private final SynCache cache;
+    /** This side's first sequence numbers for the handshakes answered from the cache. */
+    private final java.util.SplittableRandom isn;
+    private volatile SynAnswerer answerer;
     /** Accepted connections whose initiator proved its address and that are not yet forgotten. */
     private final Set<C> established = new HashSet<>();
     private volatile Admission admission;
@@ -91,6 +102,7 @@ public final class EndpointCore<C> {
     private InetSocketAddress admitted;
     private Handshake handshake;
     private volatile long revived;
+    private volatile long cacheAnswers;
     private C target;
     private ByteBuf response;
     private volatile long malformed;
@@ -101,24 +113,29 @@ public final class EndpointCore<C> {
      * @param remoteOf     the peer of a connection handle
      * @param salt         the secret that hashes the table's keys
      * @param resetRate    RESETs per second until {@link #startAccepting} sets the listener's
-     * @param onEvicted    told of each half-open connection evicted to admit a newer SYN, after the table forgot it
-     * @param evictHalfOpen whether a SYN that meets a full half-open limit evicts the oldest half-open connection
+     * @param onEvicted    told of each half-open connection evicted to make room for a confirmed one, after the table forgot it
+     * @param synCache     whether a SYN that meets a full half-open limit is answered from the SYN cache
      *                     (else it is dropped)
      */
     public EndpointCore(Function<C, UtpConnection> connectionOf, Function<C, InetSocketAddress> remoteOf, long salt,
-                        int resetRate, Consumer<C> onEvicted, boolean evictHalfOpen) {
+                        int resetRate, Consumer<C> onEvicted, boolean synCache) {
         this.connectionOf = connectionOf;
         this.remoteOf = remoteOf;
         this.onEvicted = onEvicted;
-        this.evictHalfOpen = evictHalfOpen;
+        this.synCache = synCache;
         this.table = new ConnectionTable<>(salt);
-        this.evicted = new EvictedHandshakes(EVICTED_REMEMBERED, salt);
+        this.cache = new SynCache(SYN_CACHE_ENTRIES, salt);
+        this.isn = new java.util.SplittableRandom(salt * 0x9E3779B97F4A7C15L);
         this.resets = new ResetLimiter(resetRate);
     }
 
-    /** New SYNs from now on are admitted by {@code admission} (shared by the listener's sockets). Any thread. */
-    public void startAccepting(Admission admission, int resetRate) {
+    /**
+     * New SYNs from now on are admitted by {@code admission} (shared by the listener's sockets), and
+     * answered by {@code answerer} when the SYN cache takes them. Any thread.
+     */
+    public void startAccepting(Admission admission, int resetRate, SynAnswerer answerer) {
         resets.rate(resetRate);
+        this.answerer = answerer;
         this.admission = admission;
         this.accepting = true;
     }
@@ -148,13 +165,17 @@ public final class EndpointCore<C> {
         }
         PacketType type = reader.type();
         if (type == PacketType.SYN) {
-            C existing = table.get(from, UtpDemux.synRecvId(reader));
+            int recvId = UtpDemux.synRecvId(reader);
+            C existing = table.get(from, recvId);
             if (existing != null) {
                 return route(existing); // a retransmitted SYN
             }
             if (!accepting) {
                 unknown++;
                 return respond(datagram, from, nowNanos);
+            }
+            if (synCache && admission.halfOpenFull()) {
+                return answerFromCache(datagram, from, recvId, nowNanos);
             }
             return admit(datagram, from, nowNanos, new Handshake(datagram, -1, false));
         }
@@ -173,17 +194,35 @@ public final class EndpointCore<C> {
         if (owner != null) {
             return route(owner);
         }
-        EvictedHandshakes.Handshake lost = accepting ? evicted.take(from, reader.connectionId(), reader.ackNr()) : null;
-        if (lost != null) {
+        SynCache.Entry cached = accepting ? cache.take(from, reader.connectionId(), reader.ackNr()) : null;
+        if (cached != null) {
             revived++;
-            return admit(datagram, from, nowNanos, new Handshake(Unpooled.wrappedBuffer(lost.syn()), lost.seqNr(), true));
+            return admit(datagram, from, nowNanos, new Handshake(Unpooled.wrappedBuffer(cached.syn()), cached.seqNr(), true));
         }
         unknown++;
         return respond(datagram, from, nowNanos);
     }
 
+    /**
+     * Answers a SYN from the cache: a repeated SYN gets the answer it got before (its first may have been
+     * lost), a new one an answer with a fresh sequence number, remembered.
+     */
+    private Outcome answerFromCache(ByteBuf datagram, InetSocketAddress from, int recvId, long nowNanos) {
+        SynCache.Entry known = cache.peek(from, recvId);
+        int seqNr;
+        if (known != null && known.synSeqNr() == reader.seqNr()) {
+            seqNr = known.seqNr();
+        } else {
+            seqNr = isn.nextInt(1 << 16);
+            cache.remember(from, recvId, new SynCache.Entry(ByteBufUtil.getBytes(datagram), seqNr));
+        }
+        cacheAnswers++;
+        response = answerer.answer(datagram, seqNr, nowNanos);
+        return Outcome.RESPOND;
+    }
+
     private Outcome admit(ByteBuf datagram, InetSocketAddress from, long nowNanos, Handshake h) {
-        switch (admission.admit(from.getAddress(), evictHalfOpen ? this::evictOldest : () -> false)) {
+        switch (admission.admit(from.getAddress(), synCache ? this::evictOldest : () -> false)) {
             case ADMIT:
                 admitted = from;
                 handshake = h;
@@ -218,7 +257,7 @@ public final class EndpointCore<C> {
         return target;
     }
 
-    /** The RESET the last {@link Outcome#RESPOND} asked to send; ownership passes to the caller. */
+    /** What the last {@link Outcome#RESPOND} asked to send; ownership passes to the caller. */
     public ByteBuf takeResponse() {
         ByteBuf r = response;
         response = null;
@@ -230,7 +269,7 @@ public final class EndpointCore<C> {
         requireAdmitted();
         admitted = null;
         table.put(remoteOf.apply(connection), connectionOf.apply(connection).recvId(), connection);
-        halfOpen.put(connection, evictHalfOpen ? ByteBufUtil.getBytes(handshake.syn()) : null);
+        halfOpen.put(connection, synCache ? ByteBufUtil.getBytes(handshake.syn()) : null);
         handshake = null;
     }
 
@@ -279,7 +318,7 @@ public final class EndpointCore<C> {
         }
         halfOpen.clear();
         established.clear();
-        evicted.clear();
+        cache.clear();
         return all;
     }
 
@@ -303,7 +342,7 @@ public final class EndpointCore<C> {
         InetSocketAddress remote = remoteOf.apply(victim);
         UtpConnection connection = connectionOf.apply(victim);
         table.remove(remote, connection.recvId(), victim);
-        evicted.remember(remote, connection.recvId(), new EvictedHandshakes.Handshake(entry.getValue(), connection.handshakeSeqNr()));
+        cache.remember(remote, connection.recvId(), new SynCache.Entry(entry.getValue(), connection.handshakeSeqNr()));
         admission.evicted(remote.getAddress());
         onEvicted.accept(victim);
         return true;
@@ -338,9 +377,14 @@ public final class EndpointCore<C> {
         return unknown;
     }
 
-    /** Evicted handshakes brought back by a packet that confirmed them. */
+    /** Connections made from the SYN cache by a packet that confirmed their answer. */
     public long revivedHandshakes() {
         return revived;
+    }
+
+    /** SYNs answered from the SYN cache (the half-open places were full). */
+    public long synCacheAnswers() {
+        return cacheAnswers;
     }
 
     /** RESETs not sent because the second's were spent. */

@@ -200,6 +200,35 @@ class ConnectionLifecycleTest {
     }
 
     @Test
+    void theSynCachesAnswerIsTheOneAnAcceptorSendsAndItsConfirmationMakesTheConnection() {
+        UtpConfig config = config().build();
+        UtpConnection client = UtpConnection.connect(config, 300, 1, 5 * MS);
+        ByteBuf syn = client.pollTransmit();
+        UtpConnection acceptor = UtpConnection.accept(config, syn, 4242, 25 * MS);
+        ByteBuf answered = acceptor.pollTransmit();
+        ByteBuf cached = UtpConnection.handshakeAnswer(config, syn, 4242, 25 * MS);
+        assertEquals(io.netty.buffer.ByteBufUtil.hexDump(answered), io.netty.buffer.ByteBufUtil.hexDump(cached),
+                "the same bytes as a connection's answer");
+        answered.release();
+        acceptor.abort(25 * MS);
+        acceptor.releaseUncollected();
+        // the initiator confirms the cached answer; the connection made from it then carries data both ways
+        client.onPacket(cached, 45 * MS);
+        cached.release();
+        assertEquals(ConnectionState.CONNECTED, client.state());
+        ByteBuf confirmation = client.pollTransmit();
+        UtpConnection revived = UtpConnection.revive(config, syn, 4242, 65 * MS);
+        revived.onPacket(confirmation, 65 * MS);
+        assertTrue(revived.isPeerConfirmed());
+        confirmation.release();
+        syn.release();
+        for (UtpConnection c : new UtpConnection[]{client, revived}) {
+            c.abort(70 * MS);
+            c.releaseUncollected();
+        }
+    }
+
+    @Test
     void acceptorWaitsForTheInitiatorBeforeSendingAndRepeatsItsAnswerIfTheConfirmationIsLost() {
         SimPair p = pair(LinkParams.delay(20 * MS), config().build());
         byte[] down = TransferSupport.randomBytes(p.random, 30_000);

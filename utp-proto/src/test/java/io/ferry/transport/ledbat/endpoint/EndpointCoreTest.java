@@ -52,6 +52,11 @@ class EndpointCoreTest {
     private final List<Conn> evicted = new ArrayList<>();
     private long evictions;
 
+    /** The listener's answer from its SYN cache, as the transport builds it. */
+    private static ByteBuf answer(ByteBuf syn, int seqNr, long now) {
+        return UtpConnection.handshakeAnswer(UtpConfig.defaults(), syn, seqNr, now);
+    }
+
     private EndpointCore<Conn> core(long salt) {
         return core(salt, true);
     }
@@ -68,17 +73,16 @@ class EndpointCoreTest {
     }
 
     /**
-     * A flood of spoofed SYNs keeps the listener's 1024 half-open places full; a real client connects
-     * while it lasts because each new SYN evicts the socket's oldest half-open entry. The client's round
-     * trip must be shorter than the time the flood takes to cycle through the places (1024 / rate: 10 ms
-     * at 100 000 SYNs per second, the rate of the loopback hardening test, 100 ms at 10 000).
+     * A flood of spoofed SYNs fills the listener's 1024 half-open places at once; from then on every SYN
+     * is answered from the SYN cache without a connection. A real client connects while the flood lasts:
+     * its confirmation of the cached answer makes its connection, evicting the oldest half-open one.
      */
     @ParameterizedTest(name = "{0} SYN/s, client RTT {1} ms")
     @CsvSource({"100000, 2", "10000, 40"})
     void aClientConnectsWithinASecondWhileASynFloodLasts(long floodRate, long rttMillis) {
         Admission admission = new Admission(1024, 16_384, 256);
         EndpointCore<Conn> server = core(1);
-        server.startAccepting(admission, RESET_RATE);
+        server.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
         EventQueue events = new EventQueue(0);
         SplittableRandom random = new SplittableRandom(2026);
         long[] floodSyns = {0};
@@ -111,15 +115,19 @@ class EndpointCoreTest {
         onPromoted = () -> promotedAt[0] = events.now();
         events.runUntil(() -> false, floodEnd);
 
-        System.out.printf("SYN flood in virtual time, client RTT " + rttMillis + " ms: %d SYNs in %.1f s, %d answered, %d evicted, %d dropped, half-open at most %d;"
-                        + " the client connected %.0f ms after its first SYN%n", floodSyns[0], floodEnd / (double) SECOND,
-                floodAnswers[0], admission.evicted(), admission.dropped(), maxHalfOpen[0], (promotedAt[0] - start) / (double) MS);
+        System.out.printf("SYN flood in virtual time, client RTT " + rttMillis + " ms: %d SYNs in %.1f s, %d answered (%d from the SYN cache),"
+                        + " %d evicted, %d dropped, half-open at most %d; the client connected %.0f ms after its first SYN%n",
+                floodSyns[0], floodEnd / (double) SECOND, floodAnswers[0], server.synCacheAnswers(), admission.evicted(),
+                admission.dropped(), maxHalfOpen[0], (promotedAt[0] - start) / (double) MS);
         assertTrue(promotedAt[0] > 0, "the client's connection was accepted and promoted while the flood lasted");
         assertTrue(promotedAt[0] - start < SECOND, "within a second: " + (promotedAt[0] - start) / MS + " ms");
         assertTrue(client.connected, "the client saw the handshake complete");
         assertEquals(1024, maxHalfOpen[0], "the flood kept the half-open limit full");
-        assertTrue(admission.evicted() > floodSyns[0] / 2, "the flood's own entries made way: " + admission.evicted());
+        assertTrue(server.synCacheAnswers() > floodSyns[0] / 2, "the flood's SYNs were answered from the cache: " + server.synCacheAnswers());
+        assertEquals(1, server.revivedHandshakes(), "the client's connection was made from the cache");
+        assertEquals(1, admission.evicted(), "the oldest half-open entry made way for it, and no other");
         assertEquals(admission.evicted(), evictions, "the driver was told of every eviction");
+        assertEquals(0, admission.dropped());
         assertTrue(floodAnswers[0] <= floodSyns[0], "one answer per spoofed SYN at most, while it is half-open");
         assertEquals(1, admission.established());
         for (Conn c : server.forgetAll()) {
@@ -132,15 +140,14 @@ class EndpointCoreTest {
     }
 
     /**
-     * The flood's queue drops the client's confirmation and first data, so its half-open entry is evicted
-     * before anything else arrives from it; the data it resends one RTO later acknowledges the server's
-     * answer and revives the connection from the remembered handshake instead of drawing a RESET.
+     * The flood's queue drops the client's confirmation and first data; the data it resends one RTO later
+     * acknowledges the server's cached answer and makes the connection instead of drawing a RESET.
      */
     @Test
     void aClientWhoseConfirmationIsLostInTheFloodIsRevivedByItsNextPacket() {
         Admission admission = new Admission(1024, 16_384, 256);
         EndpointCore<Conn> server = core(1);
-        server.startAccepting(admission, RESET_RATE);
+        server.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
         EventQueue events = new EventQueue(0);
         SplittableRandom random = new SplittableRandom(2026);
         long floodEnd = 2 * SECOND;
@@ -177,7 +184,7 @@ class EndpointCoreTest {
         assertTrue(sentByClient[0] > 2, "the client's confirmation was dropped and it sent again");
         assertTrue(promotedAt[0] > start + 200 * MS, "the connection was accepted once its resent packet arrived");
         assertTrue(promotedAt[0] - start < SECOND, "within a second: " + (promotedAt[0] - start) / MS + " ms");
-        assertEquals(1, server.revivedHandshakes(), "the client's handshake, evicted meanwhile, was revived");
+        assertEquals(1, server.revivedHandshakes(), "the client's handshake, answered from the cache, was confirmed");
         assertTrue(client.connected && !client.utp.isTerminated(), "the client was not reset");
         assertEquals(1, admission.established());
         releaseAll(server);
@@ -187,19 +194,28 @@ class EndpointCoreTest {
 
     /**
      * A flooder knows the addresses and ids of its own SYNs but not the server's answers: a packet that
-     * does not acknowledge the evicted answer revives nothing, draws the ordinary RESET, and uses up the
+     * does not acknowledge the cached answer makes nothing, draws the ordinary RESET, and uses up the
      * remembered handshake, so each guess costs one SYN and has one chance in 65,536.
      */
     @Test
-    void aGuessedConfirmationRevivesNothingAndSpendsTheRememberedHandshake() {
+    void aGuessedConfirmationMakesNothingAndSpendsTheCachedHandshake() {
         Admission admission = new Admission(1, 100, 100);
         EndpointCore<Conn> server = core(4);
-        server.startAccepting(admission, RESET_RATE);
+        server.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
+        serve(server, syn(30, 1000, 0), address("10.0.0.3", 5000), 0, p -> p.release()); // the one half-open place
         InetSocketAddress spoofed = address("10.0.0.1", 5000);
-        serve(server, syn(40, 1000, 0), spoofed, 0, p -> p.release());
-        serve(server, syn(50, 1000, 0), address("10.0.0.2", 5000), 0, p -> p.release()); // evicts the first
-        assertEquals(1, admission.evicted());
-        int answered = 7; // the test's acceptors answer with sequence number 7
+        ByteBuf syn = syn(40, 1000, 0);
+        assertEquals(Outcome.RESPOND, server.handle(syn, spoofed, 0), "answered from the cache");
+        ByteBuf answer = server.takeResponse();
+        int answered = answer.getUnsignedShort(16);
+        assertEquals(1000, answer.getUnsignedShort(18), "the answer acknowledges the SYN");
+        answer.release();
+        assertEquals(Outcome.RESPOND, server.handle(syn, spoofed, 0), "a repeated SYN is answered again");
+        ByteBuf again = server.takeResponse();
+        assertEquals(answered, again.getUnsignedShort(16), "with the same sequence number");
+        again.release();
+        syn.release();
+        assertEquals(2, server.synCacheAnswers());
         ByteBuf guess = header(PacketType.STATE, 41, 1000, answered + 100);
         assertEquals(Outcome.RESPOND, server.handle(guess, spoofed, MS), "a wrong acknowledgement is a packet for nobody");
         server.takeResponse().release();
@@ -214,10 +230,10 @@ class EndpointCoreTest {
     }
 
     @Test
-    void withEvictionOffTheFloodKeepsTheClientOutWhileItLasts() {
+    void withoutTheSynCacheTheFloodKeepsTheClientOutWhileItLasts() {
         Admission admission = new Admission(1024, 16_384, 256);
         EndpointCore<Conn> server = core(1, false);
-        server.startAccepting(admission, RESET_RATE);
+        server.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
         EventQueue events = new EventQueue(0);
         SplittableRandom random = new SplittableRandom(2026);
         for (long t = 0; t < 700 * MS; t += SECOND / 10_000) {
@@ -247,28 +263,57 @@ class EndpointCoreTest {
     }
 
     @Test
-    void withoutRoomToEvictAFloodsSynsAreDroppedUnanswered() {
+    void aConfirmedCachedHandshakeEvictsTheOldestHalfOpenConnectionOfItsSocket() {
         Admission admission = new Admission(4, 100, 100);
         EndpointCore<Conn> first = core(1);
         EndpointCore<Conn> second = core(2);
-        first.startAccepting(admission, RESET_RATE);
-        second.startAccepting(admission, RESET_RATE);
+        first.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
+        second.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
         for (int i = 0; i < 4; i++) {
             assertEquals(1, serve(first, synFrom(i), address("10.0.0." + i, 5000), 0, p -> p.release()));
         }
-        // The other socket of the listener has no half-open connection of its own to end: the SYN is dropped.
-        ByteBuf syn = synFrom(9);
-        assertEquals(Outcome.DROP, second.handle(syn, address("10.0.0.9", 5000), 0));
-        syn.release();
-        assertEquals(1, admission.dropped());
+        // At the limit every socket of the listener answers from its cache.
+        InetSocketAddress ninth = address("10.0.0.9", 5000);
+        int toNinth = answerFromCache(second, synFrom(9), ninth);
+        InetSocketAddress tenth = address("10.0.0.10", 5000);
+        int toTenth = answerFromCache(first, synFrom(10), tenth);
+        assertEquals(0, admission.dropped());
         assertEquals(0, admission.evicted());
-        // On the socket that holds them, the oldest makes way.
-        assertEquals(1, serve(first, synFrom(10), address("10.0.0.10", 5000), 0, p -> p.release()));
+        // The other socket has no half-open connection of its own to end: the confirmation finds no place.
+        ByteBuf confirmNinth = header(PacketType.STATE, 1010, 1, toNinth - 1);
+        assertEquals(Outcome.DROP, second.handle(confirmNinth, ninth, MS));
+        confirmNinth.release();
+        assertEquals(1, admission.dropped());
+        // On the socket that holds them, the oldest makes way for the confirmed one.
+        ByteBuf confirmTenth = header(PacketType.STATE, 1011, 1, toTenth - 1);
+        assertEquals(Outcome.ACCEPT, first.handle(confirmTenth, tenth, MS));
+        EndpointCore.Handshake h = first.handshake();
+        assertTrue(h.revived());
+        assertEquals(toTenth, h.seqNr());
+        Conn conn = new Conn(tenth, UtpConnection.revive(UtpConfig.defaults(), h.syn(), h.seqNr(), MS));
+        first.accepted(conn);
+        conn.utp().onPacket(confirmTenth, MS);
+        confirmTenth.release();
+        assertTrue(conn.utp().isPeerConfirmed());
+        first.promoted(conn);
         assertEquals(1, admission.evicted());
         assertEquals(address("10.0.0.0", 5000), evicted.get(0).remote(), "the oldest went first");
-        assertEquals(4, admission.halfOpen());
+        assertEquals(3, admission.halfOpen());
+        assertEquals(1, admission.established());
         releaseAll(first);
+        releaseAll(second);
         assertEquals(0, admission.halfOpen());
+    }
+
+    /** Hands {@code syn} to {@code server}, expects its answer from the cache and returns the sequence number it carries. */
+    private static int answerFromCache(EndpointCore<Conn> server, ByteBuf syn, InetSocketAddress from) {
+        assertEquals(Outcome.RESPOND, server.handle(syn, from, 0));
+        syn.release();
+        ByteBuf answer = server.takeResponse();
+        assertEquals(PacketType.STATE.ordinal(), answer.getUnsignedByte(0) >> 4, "a handshake answer, not a RESET");
+        int seqNr = answer.getUnsignedShort(16);
+        answer.release();
+        return seqNr;
     }
 
     @Test
@@ -314,7 +359,7 @@ class EndpointCoreTest {
     @Test
     void aResetIsRoutedOnlyFromThePeersAddressWithAnIdOfThePair() {
         EndpointCore<Conn> server = core(5);
-        server.startAccepting(new Admission(8, 8, 8), RESET_RATE);
+        server.startAccepting(new Admission(8, 8, 8), RESET_RATE, EndpointCoreTest::answer);
         ByteBuf syn = syn(100, 1, 0);
         assertEquals(Outcome.ACCEPT, server.handle(syn, CLIENT, 0));
         Conn conn = new Conn(CLIENT, UtpConnection.accept(UtpConfig.defaults(), syn, 7, 0));
@@ -337,7 +382,7 @@ class EndpointCoreTest {
     void aListenerThatStoppedAcceptingAnswersSynsWithAReset() {
         Admission admission = new Admission(8, 8, 8);
         EndpointCore<Conn> server = core(6);
-        server.startAccepting(admission, RESET_RATE);
+        server.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
         server.stopAccepting();
         ByteBuf syn = syn(5, 1, 0);
         assertEquals(Outcome.RESPOND, server.handle(syn, CLIENT, 0));
@@ -350,7 +395,7 @@ class EndpointCoreTest {
     void theConnectionLimitRefusesWithAResetAndAWithdrawnAdmissionFreesItsPlace() {
         Admission admission = new Admission(8, 1, 2);
         EndpointCore<Conn> server = core(7);
-        server.startAccepting(admission, RESET_RATE);
+        server.startAccepting(admission, RESET_RATE, EndpointCoreTest::answer);
         ByteBuf syn = syn(5, 1, 0);
         assertEquals(Outcome.ACCEPT, server.handle(syn, CLIENT, 0));
         assertThrows(IllegalStateException.class, () -> server.handle(syn, CLIENT, 0), "an ACCEPT must be settled first");
