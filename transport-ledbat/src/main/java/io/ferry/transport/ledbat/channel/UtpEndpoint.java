@@ -67,6 +67,12 @@ final class UtpEndpoint {
     private boolean flushOwed;
     private boolean flushScheduled;
     private boolean acceptorClosed;
+    /**
+     * Connections whose datagrams wait in their core because the socket was not writable when they were
+     * collected; collected again, in the order they began to wait, when it is.
+     */
+    private final java.util.LinkedHashSet<UtpSocketChannel> waitingForSocket = new java.util.LinkedHashSet<>();
+    private long socketWaits;
     /** A listener socket on the wildcard address that hands new connections to per-address sockets ({@link UtpServerChannel#acceptOnDialedAddress}). */
     private boolean wildcardListener;
 
@@ -253,6 +259,52 @@ final class UtpEndpoint {
         core.promoted(channel);
     }
 
+    /**
+     * Whether the connections' datagrams may be collected now: the socket's outbound buffer is under its
+     * high-water mark (a socket that is gone takes them to drop them).
+     */
+    boolean socketWritable() {
+        return socket == null || !socket.isActive() || socket.isWritable();
+    }
+
+    /** {@code channel}'s datagrams stay in its core until the socket is writable again. */
+    void waitForSocket(UtpSocketChannel channel) {
+        if (waitingForSocket.add(channel)) {
+            socketWaits++;
+        }
+    }
+
+    /** The UDP socket (for tests that change its settings); null before it is open. */
+    DatagramChannel socket() {
+        return socket;
+    }
+
+    /** How often a connection's datagrams waited in its core for the socket (for tests and statistics). */
+    long socketWaits() {
+        return socketWaits;
+    }
+
+    /** The socket's writability changed: if it can take datagrams, the connections that wait are collected, oldest first. */
+    private void socketWritabilityChanged() {
+        if (waitingForSocket.isEmpty() || !socketWritable()) {
+            return;
+        }
+        List<UtpSocketChannel> waiting = new ArrayList<>(waitingForSocket);
+        waitingForSocket.clear();
+        for (UtpSocketChannel channel : waiting) {
+            if (!socketWritable()) {
+                waitingForSocket.add(channel); // the socket filled up again: the rest wait on
+                continue;
+            }
+            try {
+                afterCall(channel);
+            } catch (RuntimeException e) {
+                contain(channel, e);
+            }
+        }
+        flushNow();
+    }
+
     /** Sends one packet (ownership passes) and arranges for it to be flushed soon. */
     void send(ByteBuf packet, InetSocketAddress to) {
         if (socket == null || !socket.isActive()) {
@@ -287,6 +339,7 @@ final class UtpEndpoint {
     }
 
     private void forget(UtpSocketChannel channel) {
+        waitingForSocket.remove(channel);
         if (!core.forget(channel)) {
             return; // forgotten already (evicted, or the socket closed)
         }
@@ -310,6 +363,7 @@ final class UtpEndpoint {
         if (sender != null) {
             sender.discard();
         }
+        waitingForSocket.clear();
         for (UtpSocketChannel channel : core.forgetAll()) {
             UtpConnection c = channel.connection();
             if (c != null && !c.isTerminated()) {
@@ -553,6 +607,11 @@ final class UtpEndpoint {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             endpoint.endOfReadBatch();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            endpoint.socketWritabilityChanged();
         }
 
         @Override

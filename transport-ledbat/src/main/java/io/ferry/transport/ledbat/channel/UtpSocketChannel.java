@@ -510,10 +510,15 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
                 awaitingConfirmation = false;
                 parent().promote(this, endpoint); // registered now: channelActive, then what arrived
             }
+            // the datagrams are taken only while the socket can take them; else they wait in the core
+            boolean transmit = endpoint.socketWritable();
             do {
                 collectAgain = false;
-                connection.collect(sink);
+                connection.collect(sink, transmit);
             } while (collectAgain);
+            if (!transmit && connection.hasTransmit()) {
+                endpoint.waitForSocket(this);
+            }
         } finally {
             collecting = false;
         }

@@ -75,6 +75,11 @@ class UtpChannelTest {
 
     /** Sends {@code payload}, half-closes, and returns the digest the server answers with. */
     private byte[] sendAndDigest(String uri, byte[] payload, ChannelOptions options) throws Exception {
+        return sendAndDigest(uri, payload, options, ch -> { });
+    }
+
+    private byte[] sendAndDigest(String uri, byte[] payload, ChannelOptions options,
+                                 java.util.function.Consumer<Channel> beforeWrite) throws Exception {
         CompletableFuture<byte[]> answer = new CompletableFuture<>();
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         Channel client = ferry.connect(uri, new ChannelInboundHandlerAdapter() {
@@ -95,6 +100,7 @@ class UtpChannelTest {
                 answer.completeExceptionally(cause);
             }
         }, options.toBuilder().set(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true).build()).sync().channel();
+        client.eventLoop().submit(() -> beforeWrite.accept(client)).sync();
         client.writeAndFlush(Unpooled.wrappedBuffer(payload));
         FerryChannels.shutdownOutput(client);
         byte[] digest = answer.get(90, TimeUnit.SECONDS);
@@ -137,6 +143,31 @@ class UtpChannelTest {
                     assertEquals(wildcardSockets + i, listener.sockets(), "sockets after a connection to " + dialed);
                 }
             }
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    /**
+     * The endpoint takes a connection's datagrams only while its UDP socket is writable: the socket is
+     * made unwritable for 300 ms (a user-defined writability flag of its outbound buffer, as a full kernel
+     * buffer would make it), the datagrams wait in the core meanwhile and leave on the writability change,
+     * and everything arrives.
+     */
+    @Test
+    void datagramsWaitInTheCoreWhileTheUdpSocketIsNotWritableAndAllArrive() throws Exception {
+        Channel server = digestServer(ChannelOptions.empty());
+        try {
+            byte[] payload = random(1 << 20, 91);
+            UtpEndpoint[] endpoint = new UtpEndpoint[1];
+            byte[] digest = sendAndDigest("utp://127.0.0.1:" + port(server), payload, ChannelOptions.empty(), ch -> {
+                endpoint[0] = ((UtpSocketChannel) ch).endpoint();
+                io.netty.channel.ChannelOutboundBuffer out = endpoint[0].socket().unsafe().outboundBuffer();
+                out.setUserDefinedWritability(1, false);
+                ch.eventLoop().schedule(() -> out.setUserDefinedWritability(1, true), 300, TimeUnit.MILLISECONDS);
+            });
+            assertArrayEquals(sha256().digest(payload), digest);
+            assertTrue(endpoint[0].socketWaits() > 0, "the connection's datagrams waited for the socket");
         } finally {
             server.close().sync();
         }

@@ -582,10 +582,19 @@ public final class UtpConnection {
      * The same as polling with {@link #pollTransmit}, {@link #pollEvents} and {@link #pollData}.
      */
     public void collect(ConnectionSink sink) {
+        collect(sink, true);
+    }
+
+    /**
+     * As {@link #collect(ConnectionSink)}, but with {@code transmit} false the datagrams stay queued, in
+     * order, for a later collect (the driver's socket cannot take them now); {@link #hasTransmit()} then
+     * says whether any wait. Everything else is handed over.
+     */
+    public void collect(ConnectionSink sink, boolean transmit) {
         boolean found;
         do {
             found = false;
-            for (ByteBuf p; (p = out.pollTransmit()) != null; ) {
+            for (ByteBuf p; transmit && (p = out.pollTransmit()) != null; ) {
                 sink.send(p);
                 found = true;
             }
@@ -608,6 +617,11 @@ public final class UtpConnection {
             }
             found |= events != 0;
         } while (found);
+    }
+
+    /** Whether datagrams wait to be collected (left by a {@link #collect(ConnectionSink, boolean)} that took none). */
+    public boolean hasTransmit() {
+        return out.hasTransmits();
     }
 
     /**
