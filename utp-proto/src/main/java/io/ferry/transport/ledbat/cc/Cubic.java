@@ -27,7 +27,7 @@ package io.ferry.transport.ledbat.cc;
  * </ul>
  * Pacing is the interface's default.
  */
-public final class Cubic implements CongestionControl {
+public final class Cubic extends RenoFamily {
     /** RFC 9438 C, in packets per second cubed. */
     public static final double C = 0.4;
     /** RFC 9438 beta_cubic, the multiplicative decrease factor. */
@@ -37,11 +37,6 @@ public final class Cubic implements CongestionControl {
 
     private static final long NONE = Long.MIN_VALUE;
 
-    private final RenoWindow window;
-    private final int mss;
-    private final LossEpisode episode = new LossEpisode();
-    private boolean pacerHeld;
-    private long smoothedRttNanos = -1;
 
     /** In packets, like {@code wEst} and {@code cwndPrior}. */
     private double wMax;
@@ -56,8 +51,7 @@ public final class Cubic implements CongestionControl {
      * @param parameters the connection's MSS
      */
     public Cubic(CongestionParameters parameters) {
-        this.mss = parameters.maxPayloadBytes();
-        this.window = new RenoWindow(mss);
+        super(parameters);
     }
 
     @Override
@@ -66,22 +60,9 @@ public final class Cubic implements CongestionControl {
     }
 
     @Override
-    public void onDelaySample(int delayMicros32, long nowNanos) {
-        // loss-based
-    }
-
-    @Override
-    public void onPacerHeld(boolean held) {
-        pacerHeld = held;
-    }
-
-    @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
-        if (rttSampleNanos > 0) {
-            smoothedRttNanos = smoothedRttNanos < 0 ? rttSampleNanos : (7 * smoothedRttNanos + rttSampleNanos) / 8;
-        }
-        if (bytesNewlyAcked <= 0 || episode.inRecovery(nowNanos)
-                || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, mss, pacerHeld)) {
+        noteRtt(rttSampleNanos);
+        if (!mayGrow(bytesNewlyAcked, bytesInFlightBeforeAck, nowNanos)) {
             return;
         }
         if (window.inSlowStart()) {
@@ -101,7 +82,7 @@ public final class Cubic implements CongestionControl {
         }
         double acked = (double) bytesNewlyAcked / mss;
         double t = (nowNanos - epochStartNanos) / 1e9;
-        double rtt = Math.max(0, smoothedRttNanos) / 1e9;
+        double rtt = Math.max(0, smoothedRttNanos()) / 1e9;
         wEst += (wEst >= cwndPrior ? 1 : ALPHA) * acked / cwnd;
         if (wCubic(t) < wEst) {
             cwnd = wEst;
@@ -141,16 +122,6 @@ public final class Cubic implements CongestionControl {
         epochStartNanos = NONE;
         wMax = 0;
         episode.timedOut(nowNanos);
-    }
-
-    @Override
-    public long cwndBytes() {
-        return (long) window.cwnd;
-    }
-
-    @Override
-    public boolean inSlowStart() {
-        return window.inSlowStart();
     }
 
     /** {@code W_max} of the current epoch, in packets. */

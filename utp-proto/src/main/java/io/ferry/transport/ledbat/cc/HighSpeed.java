@@ -18,7 +18,7 @@ package io.ferry.transport.ledbat.cc;
  * RFC 5681 (half the flight, one packet). Slow start is RFC 5681's (RFC 3742's limited slow start,
  * which RFC 3649 suggests for very large windows, is not used). Pacing is the interface's default.
  */
-public final class HighSpeed implements CongestionControl {
+public final class HighSpeed extends RenoFamily {
     /** RFC 3649 Low_Window: at or below it, a(w) = 1 and b(w) = 0.5, as in Reno. */
     public static final double LOW_WINDOW = 38;
     /** RFC 3649 High_Window. */
@@ -26,18 +26,13 @@ public final class HighSpeed implements CongestionControl {
     /** RFC 3649 High_Decrease: b(High_Window). */
     public static final double HIGH_DECREASE = 0.1;
 
-    private final RenoWindow window;
-    private final LossEpisode episode = new LossEpisode();
-    private boolean pacerHeld;
-    private long flightSize;
-
     /**
      * Creates a controller.
      *
      * @param parameters the connection's MSS
      */
     public HighSpeed(CongestionParameters parameters) {
-        this.window = new RenoWindow(parameters.maxPayloadBytes());
+        super(parameters);
     }
 
     /** RFC 3649's decrease factor for a window of {@code w} packets. */
@@ -65,28 +60,11 @@ public final class HighSpeed implements CongestionControl {
     }
 
     @Override
-    public void onDelaySample(int delayMicros32, long nowNanos) {
-        // loss-based
-    }
-
-    @Override
-    public void onPacerHeld(boolean held) {
-        pacerHeld = held;
-    }
-
-    @Override
-    public void onPacketSent(int payloadBytes, boolean retransmission, long bytesInFlightBeforeSend, long nowNanos) {
-        flightSize = bytesInFlightBeforeSend + payloadBytes;
-    }
-
-    @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
-        flightSize = Math.max(0, bytesInFlightBeforeAck - bytesNewlyAcked);
-        if (bytesNewlyAcked <= 0 || episode.inRecovery(nowNanos)
-                || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, window.mss, pacerHeld)) {
-            return;
+        ackedFromFlight(bytesNewlyAcked, bytesInFlightBeforeAck);
+        if (mayGrow(bytesNewlyAcked, bytesInFlightBeforeAck, nowNanos)) {
+            window.grow(bytesNewlyAcked, increase(window.cwnd / window.mss));
         }
-        window.grow(bytesNewlyAcked, increase(window.cwnd / window.mss));
     }
 
     @Override
@@ -101,17 +79,8 @@ public final class HighSpeed implements CongestionControl {
 
     @Override
     public void onTimeout(long nowNanos) {
-        window.set(window.mss, (flightSize > 0 ? flightSize : window.cwnd) / 2.0);
+        window.set(window.mss, halfFlight());
         episode.timedOut(nowNanos);
     }
 
-    @Override
-    public long cwndBytes() {
-        return (long) window.cwnd;
-    }
-
-    @Override
-    public boolean inSlowStart() {
-        return window.inSlowStart();
-    }
 }

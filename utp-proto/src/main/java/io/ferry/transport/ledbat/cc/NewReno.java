@@ -21,11 +21,7 @@ package io.ferry.transport.ledbat.cc;
  * </ul>
  * Pacing is the interface's default (the window over the smoothed RTT, twice that in slow start).
  */
-public final class NewReno implements CongestionControl {
-    private final RenoWindow window;
-    private final LossEpisode episode = new LossEpisode();
-    private boolean pacerHeld;
-    private long flightSize;
+public final class NewReno extends RenoFamily {
     private boolean timedOutSinceAck;
 
     /**
@@ -34,7 +30,7 @@ public final class NewReno implements CongestionControl {
      * @param parameters the connection's MSS
      */
     public NewReno(CongestionParameters parameters) {
-        this.window = new RenoWindow(parameters.maxPayloadBytes());
+        super(parameters);
     }
 
     @Override
@@ -43,31 +39,14 @@ public final class NewReno implements CongestionControl {
     }
 
     @Override
-    public void onDelaySample(int delayMicros32, long nowNanos) {
-        // loss-based
-    }
-
-    @Override
-    public void onPacerHeld(boolean held) {
-        pacerHeld = held;
-    }
-
-    @Override
-    public void onPacketSent(int payloadBytes, boolean retransmission, long bytesInFlightBeforeSend, long nowNanos) {
-        flightSize = bytesInFlightBeforeSend + payloadBytes;
-    }
-
-    @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
-        flightSize = Math.max(0, bytesInFlightBeforeAck - bytesNewlyAcked);
+        ackedFromFlight(bytesNewlyAcked, bytesInFlightBeforeAck);
         if (bytesNewlyAcked > 0) {
             timedOutSinceAck = false;
         }
-        if (bytesNewlyAcked <= 0 || episode.inRecovery(nowNanos)
-                || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, window.mss, pacerHeld)) {
-            return;
+        if (mayGrow(bytesNewlyAcked, bytesInFlightBeforeAck, nowNanos)) {
+            window.grow(bytesNewlyAcked, 1);
         }
-        window.grow(bytesNewlyAcked, 1);
     }
 
     @Override
@@ -91,23 +70,4 @@ public final class NewReno implements CongestionControl {
         timedOutSinceAck = true;
     }
 
-    /** RFC 5681's {@code FlightSize / 2}, with the window standing in before any flight was seen. */
-    private double halfFlight() {
-        return (flightSize > 0 ? flightSize : window.cwnd) / 2.0;
-    }
-
-    @Override
-    public long cwndBytes() {
-        return (long) window.cwnd;
-    }
-
-    /** Returns the slow-start threshold in bytes ({@link Long#MAX_VALUE} before the first loss). */
-    public long ssthreshBytes() {
-        return window.ssthresh >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) window.ssthresh;
-    }
-
-    @Override
-    public boolean inSlowStart() {
-        return window.inSlowStart();
-    }
 }

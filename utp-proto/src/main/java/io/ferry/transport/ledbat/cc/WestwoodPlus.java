@@ -22,15 +22,10 @@ package io.ferry.transport.ledbat.cc;
  * </ul>
  * Pacing is the interface's default.
  */
-public final class WestwoodPlus implements CongestionControl {
+public final class WestwoodPlus extends RenoFamily {
     /** The gain of the low-pass filter on the previous estimate. */
     public static final double ALPHA = 0.9;
 
-    private final RenoWindow window;
-    private final LossEpisode episode = new LossEpisode();
-    private boolean pacerHeld;
-
-    private long smoothedRttNanos = -1;
     private long minRttNanos = Long.MAX_VALUE;
     private long sampleStartNanos = Long.MIN_VALUE;
     private long sampleBytes;
@@ -42,7 +37,7 @@ public final class WestwoodPlus implements CongestionControl {
      * @param parameters the connection's MSS
      */
     public WestwoodPlus(CongestionParameters parameters) {
-        this.window = new RenoWindow(parameters.maxPayloadBytes());
+        super(parameters);
     }
 
     @Override
@@ -51,30 +46,18 @@ public final class WestwoodPlus implements CongestionControl {
     }
 
     @Override
-    public void onDelaySample(int delayMicros32, long nowNanos) {
-        // loss-based
-    }
-
-    @Override
-    public void onPacerHeld(boolean held) {
-        pacerHeld = held;
-    }
-
-    @Override
     public void onAck(long bytesNewlyAcked, long bytesInFlightBeforeAck, long rttSampleNanos, long nowNanos) {
         if (rttSampleNanos > 0) {
             minRttNanos = Math.min(minRttNanos, rttSampleNanos);
-            smoothedRttNanos = smoothedRttNanos < 0 ? rttSampleNanos : (7 * smoothedRttNanos + rttSampleNanos) / 8;
         }
+        noteRtt(rttSampleNanos);
         if (bytesNewlyAcked <= 0) {
             return;
         }
         sample(bytesNewlyAcked, nowNanos);
-        if (episode.inRecovery(nowNanos)
-                || !CwndValidation.windowUsed(bytesInFlightBeforeAck, window.cwnd, window.mss, pacerHeld)) {
-            return;
+        if (mayGrow(bytesNewlyAcked, bytesInFlightBeforeAck, nowNanos)) {
+            window.grow(bytesNewlyAcked, 1);
         }
-        window.grow(bytesNewlyAcked, 1);
     }
 
     private void sample(long acked, long nowNanos) {
@@ -84,7 +67,7 @@ public final class WestwoodPlus implements CongestionControl {
         }
         sampleBytes += acked;
         long elapsed = nowNanos - sampleStartNanos;
-        if (smoothedRttNanos <= 0 || elapsed < smoothedRttNanos) {
+        if (smoothedRttNanos() <= 0 || elapsed < smoothedRttNanos()) {
             return;
         }
         double b = sampleBytes * 1e9 / elapsed;
@@ -117,16 +100,6 @@ public final class WestwoodPlus implements CongestionControl {
         return bandwidthEstimate * minRttNanos / 1e9;
     }
 
-    @Override
-    public long cwndBytes() {
-        return (long) window.cwnd;
-    }
-
-    @Override
-    public boolean inSlowStart() {
-        return window.inSlowStart();
-    }
-
     /** The filtered bandwidth estimate BWE in bytes per second (0 before the first sample). */
     public double bandwidthEstimateBytesPerSecond() {
         return bandwidthEstimate;
@@ -137,8 +110,4 @@ public final class WestwoodPlus implements CongestionControl {
         return minRttNanos;
     }
 
-    /** The slow-start threshold in bytes ({@link Long#MAX_VALUE} before the first loss). */
-    public long ssthreshBytes() {
-        return window.ssthresh >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) window.ssthresh;
-    }
 }
