@@ -41,29 +41,12 @@ import java.time.Duration;
  * thread at a time.
  *
  * <h2>What it implements</h2>
- * Handshake with SYN retransmission and connect timeout; cumulative and selective ACKs (sent when
- * packets arrive out of order, honoured on receipt); delayed ACKs, with a quick-ACK mode after
- * anything out of order; an RFC 6298 retransmission timer with Karn's rule (applied to the packet
- * that triggered the ACK) and exponential back-off that ends with any progress and, for a thin flow,
- * starts only after a few retries at the same RTO, failing after a bounded number of consecutive
- * timeouts; loss detection by transmission order (three later-sent packets acknowledged, fewer in a
- * small window; retransmissions included, so a lost retransmission is found without a timeout) or
- * three duplicate ACKs, with one immediate retransmission per loss episode and one window reduction
- * per episode; tail-loss probes; pluggable congestion control (LEDBAT by default) with pacing; flow
- * control by the receive window in both directions, with window updates and zero-window probes;
- * half-close with FIN in each direction, RESET, keep-alive and idle timeout. All sequence arithmetic
- * wraps at 2^16.
- *
- * <h2>Heavy random loss</h2>
- * With 25 % of the datagrams lost each way the window stays at two or three packets, so recovery is
- * dominated by what happens when an exchange of one or two packets fails, which it does nearly half
- * the time. The pieces that keep that cheap: tail-loss probes at two RTTs instead of waiting for the
- * 500 ms minimum RTO; RTT samples only from the packet that triggered an ACK (otherwise the wait for
- * a hole to be repaired inflates the RTO to seconds), bootstrapped from the BEP 29 timestamps when the
- * handshake was retransmitted; no RTO doubling for a thin flow's first timeouts (doubling when the
- * retry fails with probability q makes the expected wait {@code RTO / (1 - 2q)}); retransmitting a
- * selectively acknowledged packet on timeout when nothing else is left, since only that makes the
- * receiver repeat a lost cumulative ACK; and quick ACKs at the receiver.
+ * BEP 29's handshake, data, selective acknowledgements, FIN and RESET, with RFC 6298's retransmission
+ * timer, loss detection by transmission order, tail-loss probes (RFC 8985), pluggable congestion control
+ * with pacing, flow control in both directions, half-close, keep-alive and idle timeout; sequence
+ * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@code SendPath}, {@link LossRecovery},
+ * {@code InboundStream}, {@link AckScheduler}, {@link ConnectionTimers}. Each mechanism, and what keeps
+ * heavy random loss cheap, in docs/utp-protocol.md.
  */
 public final class UtpConnection {
     /** Event: the handshake completed (reported once; for an acceptor, by {@link #accept} itself). */
