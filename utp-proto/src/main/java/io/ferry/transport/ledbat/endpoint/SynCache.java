@@ -32,7 +32,7 @@ final class SynCache {
         this.salt = salt;
         this.remembered = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<ConnectionTable.Key, Entry> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<ConnectionTable.Key, SynCache.Entry> eldest) {
                 return size() > capacity;
             }
         };
