@@ -83,7 +83,7 @@ public interface Transport extends AutoCloseable {
     ChannelFuture abort(Channel channel);
 
     /**
-     * For a layer ({@link TransportProvider#layerOption()}): the losses of its carrier's connections that
+     * For a layer ({@link LayerProvider}): the losses of its carrier's connections that
      * its own channels' losses already report, so that {@link Transports#close()} names each loss once.
      */
     default java.util.Set<UndeliveredDataException> carrierLossesReported() {

@@ -1,17 +1,12 @@
 package io.ferry.transport;
 
-import io.netty.channel.ChannelOption;
-
 import java.util.List;
 
 /**
  * The service-provider interface of a transport, registered in
  * {@code META-INF/services/io.ferry.transport.TransportProvider}. Adding a transport's jar to the
- * class path is all it takes to make its URI schemes available through {@link Transports}.
- *
- * <p>A provider may instead offer a <em>layer</em>: a transport that runs over whichever transport a URI
- * names, chosen by an option rather than a scheme (striping, {@link FerryChannelOption#STREAMS}). It has
- * no schemes, names its option in {@link #layerOption()} and makes its transport in {@link #createOver}.
+ * class path is all it takes to make its URI schemes available through {@link Transports}. A transport
+ * that runs over another one, chosen by an option, is a {@link LayerProvider} instead.
  */
 public interface TransportProvider {
 
@@ -27,22 +22,4 @@ public interface TransportProvider {
      * @throws TransportUnavailableException if the transport cannot run on this platform
      */
     Transport create();
-
-    /**
-     * For a layer: the option whose presence on a connection or listener routes it through this layer.
-     * Null, the default, for a transport of its own schemes.
-     */
-    default ChannelOption<?> layerOption() {
-        return null;
-    }
-
-    /**
-     * For a layer: creates it over {@code carrier}, one instance per carrier; {@link Transports} closes it
-     * before the carrier.
-     *
-     * @throws UnsupportedOperationException for a transport of its own schemes
-     */
-    default Transport createOver(Transport carrier) {
-        throw new UnsupportedOperationException(name() + " is a transport of its own, not a layer over another");
-    }
 }

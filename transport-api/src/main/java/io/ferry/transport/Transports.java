@@ -43,20 +43,15 @@ public final class Transports implements AutoCloseable {
     private static final Map<ChannelOption<?>, String> LAYER_ARTIFACTS = Map.of(FerryChannelOption.STREAMS, "io.ferry:transport-striped");
 
     private final Map<String, TransportProvider> providersByScheme;
-    private final List<TransportProvider> layers;
+    private final List<LayerProvider> layers;
     private final Map<TransportProvider, Transport> open = new LinkedHashMap<>();
     /** Each layer over each carrier it was asked for, keyed by (layer provider, carrier). */
     private final Map<List<Object>, Transport> layered = new LinkedHashMap<>();
     private boolean closed;
 
-    private Transports(Iterable<? extends TransportProvider> providers) {
+    private Transports(Iterable<? extends TransportProvider> providers, Iterable<? extends LayerProvider> layerProviders) {
         Map<String, TransportProvider> byScheme = new LinkedHashMap<>();
-        List<TransportProvider> layerProviders = new ArrayList<>();
         for (TransportProvider provider : providers) {
-            if (provider.layerOption() != null) {
-                layerProviders.add(provider);
-                continue;
-            }
             for (String scheme : provider.schemes()) {
                 TransportProvider previous = byScheme.putIfAbsent(scheme, provider);
                 if (previous != null && previous != provider) {
@@ -66,7 +61,9 @@ public final class Transports implements AutoCloseable {
             }
         }
         this.providersByScheme = Collections.unmodifiableMap(byScheme);
-        this.layers = List.copyOf(layerProviders);
+        List<LayerProvider> layerList = new ArrayList<>();
+        layerProviders.forEach(layerList::add);
+        this.layers = List.copyOf(layerList);
     }
 
     /** Discovers the installed transports with {@link ServiceLoader} through this class's class loader. */
@@ -74,16 +71,23 @@ public final class Transports implements AutoCloseable {
         return create(Transports.class.getClassLoader());
     }
 
-    /** Discovers the installed transports with {@link ServiceLoader} through the given class loader. */
+    /** Discovers the installed transports and layers with {@link ServiceLoader} through the given class loader. */
     public static Transports create(ClassLoader loader) {
         List<TransportProvider> providers = new ArrayList<>();
         ServiceLoader.load(TransportProvider.class, loader).forEach(providers::add);
-        return new Transports(providers);
+        List<LayerProvider> layers = new ArrayList<>();
+        ServiceLoader.load(LayerProvider.class, loader).forEach(layers::add);
+        return new Transports(providers, layers);
     }
 
-    /** Uses exactly these providers, without discovery. */
+    /** Uses exactly these transports, without discovery and without layers. */
     public static Transports of(Iterable<? extends TransportProvider> providers) {
-        return new Transports(providers);
+        return new Transports(providers, List.of());
+    }
+
+    /** Uses exactly these transports and layers, without discovery. */
+    public static Transports of(Iterable<? extends TransportProvider> providers, Iterable<? extends LayerProvider> layers) {
+        return new Transports(providers, layers);
     }
 
     /** Every installed scheme, aliases included, sorted. */
@@ -251,8 +255,8 @@ public final class Transports implements AutoCloseable {
     /** The transport for a scheme, or the layer over it that the options ask for (striping: {@link FerryChannelOption#STREAMS}). */
     private Transport carrier(String scheme, ChannelOptions options) {
         Transport transport = transport(scheme);
-        for (TransportProvider layer : layers) {
-            if (options.contains(layer.layerOption())) {
+        for (LayerProvider layer : layers) {
+            if (options.contains(layer.option())) {
                 synchronized (this) {
                     return layered.computeIfAbsent(List.of(layer, transport), k -> layer.createOver(transport));
                 }

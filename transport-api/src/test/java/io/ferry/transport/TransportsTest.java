@@ -112,7 +112,7 @@ class TransportsTest {
         List<String> closeOrder = new ArrayList<>();
         tcp.closeOrder = closeOrder;
         striping.closeOrder = closeOrder;
-        try (Transports ferry = Transports.of(List.of(tcp, striping))) {
+        try (Transports ferry = Transports.of(List.of(tcp), List.of(striping))) {
             assertEquals(List.of("tcp"), ferry.transportNames(), "a layer is no transport of its own");
             assertEquals(Set.of("tcp"), ferry.schemes());
             ferry.connect("tcp://127.0.0.1:4242", NOOP);
@@ -145,7 +145,7 @@ class TransportsTest {
     }
 
     /** A layer chosen by {@link FerryChannelOption#STREAMS}, as transport-striped registers one. */
-    private static final class RecordingLayer implements TransportProvider {
+    private static final class RecordingLayer implements LayerProvider {
         final List<RecordingTransport> created = new ArrayList<>();
         final List<Transport> carriers = new ArrayList<>();
         List<String> closeOrder;
@@ -156,17 +156,7 @@ class TransportsTest {
         }
 
         @Override
-        public List<String> schemes() {
-            return List.of();
-        }
-
-        @Override
-        public Transport create() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public ChannelOption<?> layerOption() {
+        public ChannelOption<?> option() {
             return FerryChannelOption.STREAMS;
         }
 
