@@ -40,7 +40,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Where {@code iperf3} is installed (Debian's package), each round also runs the ceiling for a UDP
  * transport on this machine: {@code iperf3 -u -b 0 -l 1472} for {@code --iperf-seconds} (default 5) on
  * loopback, reported as the rate its receiver got (what the sender sent less what was lost) and the CPU
- * time of both iperf3 processes per GiB received; {@code --no-iperf} leaves it out.
+ * time of both iperf3 processes per GiB received; {@code --no-iperf} leaves it out. Where a C compiler is
+ * there ({@code cc}), each round also runs the ceiling with the batching a UDP transport can use
+ * ({@link GsoCeiling}: 1472-byte segments sent with UDP GSO and read with GRO, {@code --size} bytes), row
+ * {@code udp-gso}; {@code --no-ceiling} leaves it out.
  *
  * <pre>
  * mvn -pl transport-ledbat -am test-compile exec:java -Dexec.mainClass=io.ferry.transport.ledbat.bench.LoopbackThroughput \
@@ -71,6 +74,7 @@ public final class LoopbackThroughput {
         Path out = Path.of("target", "bench");
         boolean iperf = Iperf3Udp.isInstalled();
         int iperfSeconds = 5;
+        boolean ceiling = GsoCeiling.isAvailable();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
@@ -80,8 +84,9 @@ public final class LoopbackThroughput {
                         .map(Integer::valueOf).toList();
                 case "--no-iperf" -> iperf = false;
                 case "--iperf-seconds" -> iperfSeconds = Integer.parseInt(args[++i]);
+                case "--no-ceiling" -> ceiling = false;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --size 512M --rounds 5 --senders 1[,16] --iperf-seconds 5 --no-iperf --out DIR");
+                        + "; use --size 512M --rounds 5 --senders 1[,16] --iperf-seconds 5 --no-iperf --no-ceiling --out DIR");
             }
         }
         List<Sample> samples = new ArrayList<>();
@@ -109,6 +114,13 @@ public final class LoopbackThroughput {
                     samples.add(s);
                     System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
                             r + 1, Iperf3Udp.NAME, s.mibPerSecond(), u.lostPercent(), s.cpuSecondsPerGib());
+                }
+                if (ceiling) {
+                    GsoCeiling.Result g = GsoCeiling.run(size);
+                    Sample s = new Sample(GsoCeiling.NAME, g.bytesReceived(), g.seconds(), g.cpuSeconds(), 0, Map.of(), g.seconds());
+                    samples.add(s);
+                    System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
+                            r + 1, GsoCeiling.NAME, s.mibPerSecond(), g.lostPercent(), s.cpuSecondsPerGib());
                 }
             }
         }
@@ -280,6 +292,11 @@ public final class LoopbackThroughput {
             double ratio = medians.get("utp") / medians.get(Iperf3Udp.NAME);
             md.append(String.format(Locale.ROOT, "%nuTP / iperf3 UDP receiver ratio of medians: **%.2f**%n", ratio));
             json.append(String.format(Locale.ROOT, ",\"utp_over_iperf3_udp\":%.3f", ratio));
+        }
+        if (medians.containsKey("utp") && medians.containsKey(GsoCeiling.NAME)) {
+            double ratio = medians.get("utp") / medians.get(GsoCeiling.NAME);
+            md.append(String.format(Locale.ROOT, "%nuTP / UDP GSO+GRO ceiling, ratio of medians: **%.2f**%n", ratio));
+            json.append(String.format(Locale.ROOT, ",\"utp_over_udp_gso\":%.3f", ratio));
         }
         for (int senders : senderCounts) {
             String many = label("utp", senders);
