@@ -21,10 +21,6 @@ import java.util.concurrent.TimeUnit;
 final class GsoCeiling {
     static final String NAME = "udp-gso";
 
-    /** What the receiver counted: bytes, seconds from its first to its last byte, and both processes' CPU seconds. */
-    record Result(long bytesReceived, double seconds, double cpuSeconds, double lostPercent) {
-    }
-
     private GsoCeiling() {
     }
 
@@ -43,7 +39,7 @@ final class GsoCeiling {
     }
 
     /** Sends {@code bytes} from one process to another over 127.0.0.1 and returns the receiver's figures. */
-    static Result run(long bytes) throws Exception {
+    static UdpCeilingResult run(long bytes) throws Exception {
         Path tool = build();
         int port;
         try (DatagramSocket probe = new DatagramSocket(0)) {
@@ -65,7 +61,7 @@ final class GsoCeiling {
             double[] received = figures(out.readLine(), receiver);
             receiver.waitFor(30, TimeUnit.SECONDS);
             double lost = 100.0 * Math.max(0, sent[0] - received[0]) / sent[0];
-            return new Result((long) received[0], received[1], received[2] + sent[2], lost);
+            return new UdpCeilingResult((long) received[0], received[1], received[2] + sent[2], lost);
         } finally {
             receiver.destroy();
         }

@@ -15,9 +15,6 @@ import java.util.regex.Pattern;
 final class Iperf3Udp {
     static final String NAME = "iperf3-udp";
 
-    record Result(long bytesReceived, double seconds, double cpuSeconds, double lostPercent) {
-    }
-
     private Iperf3Udp() {
     }
 
@@ -32,7 +29,7 @@ final class Iperf3Udp {
     }
 
     /** Runs a server for one test and a client against it on 127.0.0.1 for {@code seconds}. */
-    static Result run(int seconds) throws Exception {
+    static UdpCeilingResult run(int seconds) throws Exception {
         int port;
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
@@ -63,7 +60,7 @@ final class Iperf3Udp {
     }
 
     /** Reads the receiver's figures from iperf3's JSON ({@code end.sum_received}, or {@code end.sum} less the loss). */
-    static Result parse(String json) {
+    static UdpCeilingResult parse(String json) {
         Matcher endSection = Pattern.compile("\"end\"\\s*:\\s*\\{").matcher(json);
         if (!endSection.find()) {
             throw new IllegalStateException("no end section in iperf3's output: " + json);
@@ -76,7 +73,7 @@ final class Iperf3Udp {
         long bytes = received != null ? (long) number(received, "bytes") : (long) (number(sum, "bytes") * (1 - lost / 100));
         String cpu = section(tail, "cpu_utilization_percent");
         double cpuSeconds = (number(cpu, "host_total") + number(cpu, "remote_total")) / 100 * seconds;
-        return new Result(bytes, seconds, cpuSeconds, lost);
+        return new UdpCeilingResult(bytes, seconds, cpuSeconds, lost);
     }
 
     private static String section(String json, String name) {

@@ -109,22 +109,22 @@ public final class LoopbackThroughput {
                     }
                 }
                 if (iperf) {
-                    Iperf3Udp.Result u = Iperf3Udp.run(iperfSeconds);
-                    Sample s = new Sample(Iperf3Udp.NAME, u.bytesReceived(), u.seconds(), u.cpuSeconds(), 0, Map.of(), u.seconds());
-                    samples.add(s);
-                    System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
-                            r + 1, Iperf3Udp.NAME, s.mibPerSecond(), u.lostPercent(), s.cpuSecondsPerGib());
+                    samples.add(ceilingSample(r + 1, Iperf3Udp.NAME, Iperf3Udp.run(iperfSeconds)));
                 }
                 if (ceiling) {
-                    GsoCeiling.Result g = GsoCeiling.run(size);
-                    Sample s = new Sample(GsoCeiling.NAME, g.bytesReceived(), g.seconds(), g.cpuSeconds(), 0, Map.of(), g.seconds());
-                    samples.add(s);
-                    System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
-                            r + 1, GsoCeiling.NAME, s.mibPerSecond(), g.lostPercent(), s.cpuSecondsPerGib());
+                    samples.add(ceilingSample(r + 1, GsoCeiling.NAME, GsoCeiling.run(size)));
                 }
             }
         }
         report(samples, size, rounds, senderCounts, out);
+    }
+
+    /** A UDP ceiling's round as a sample of its own row, printed as it comes. */
+    private static Sample ceilingSample(int round, String name, UdpCeilingResult u) {
+        Sample s = new Sample(name, u.bytesReceived(), u.seconds(), u.cpuSeconds(), 0, Map.of(), u.seconds());
+        System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s at the receiver (%.1f %% lost)  cpu %.2f s/GiB%n",
+                round, name, s.mibPerSecond(), u.lostPercent(), s.cpuSecondsPerGib());
+        return s;
     }
 
     private static Sample run(Transports[] ferry, String scheme, long size, int senders) throws Exception {
