@@ -1,6 +1,6 @@
 package io.ferry.cli;
 
-import io.ferry.cli.tls.SelfSignedCertificates;
+import io.ferry.transport.tls.SelfSignedCertificates;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,5 +1,8 @@
 package io.ferry.cli.tls;
 
+import io.ferry.transport.tls.Fingerprints;
+import io.ferry.transport.tls.SelfSignedCertificates;
+
 import io.ferry.cli.transfer.TransferProtocol;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;

@@ -1,5 +1,8 @@
 package io.ferry.cli.tls;
 
+import io.ferry.transport.tls.Fingerprints;
+import io.ferry.transport.tls.OneSidedTrustManager;
+
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;

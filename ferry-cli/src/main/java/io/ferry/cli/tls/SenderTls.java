@@ -1,5 +1,7 @@
 package io.ferry.cli.tls;
 
+import io.ferry.transport.tls.PinnedTrustManager;
+
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;

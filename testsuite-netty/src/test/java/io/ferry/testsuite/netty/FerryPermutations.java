@@ -25,13 +25,13 @@ import java.util.List;
 final class FerryPermutations {
 
     /**
-     * The transports every class of the suite runs over unless it says otherwise: uTP, UDT and striped
+     * The transports every class of the suite runs over unless it says otherwise: uTP, UDT, QUIC and striped
      * channels over one and over four TCP connections ({@code tcp?streams=N}, as in a Ferry URI), and uTP
      * hosted on loops that are not the transport's ({@code hosted:utp}). {@code -Dferry.suite.schemes=a,b}
      * runs others (e.g. {@code hosted:udt,hosted:tcp?streams=4}).
      */
     static final List<String> SCHEMES = List.of(System.getProperty("ferry.suite.schemes",
-            "utp,udt,tcp?streams=1,tcp?streams=4,hosted:utp").split(","));
+            "utp,udt,quic,tcp?streams=1,tcp?streams=4,hosted:utp").split(","));
 
     /**
      * Why {@code SocketHalfClosedTest.testAutoCloseFalseDoesShutdownOutput} does not apply to a user-space

@@ -4,6 +4,8 @@ import io.ferry.transport.ledbat.channel.UtpServerChannel;
 import io.ferry.transport.striped.StripedChannel;
 import io.ferry.transport.striped.StripedServerChannel;
 import io.ferry.transport.ledbat.channel.UtpSocketChannel;
+import io.ferry.transport.quic.QuicServerChannel;
+import io.ferry.transport.quic.QuicSocketChannel;
 import io.ferry.transport.udt.UdtServerChannel;
 import io.ferry.transport.udt.UdtSocketChannel;
 import io.ferry.transport.hosted.HostedServerChannel;
@@ -24,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 /**
  * The Netty suite classes in this package inherit their tests and assertions from Netty's own classes and
  * only give them Ferry's permutations; this proves those permutations really make Ferry's channels, so a
- * pass there is a pass over utp://, udt:// and striped channels, not over Netty's default NIO sockets.
+ * pass there is a pass over utp://, udt://, quic:// and striped channels, not over Netty's default NIO sockets.
  */
 class FerryPermutationsTest {
 
@@ -34,9 +36,10 @@ class FerryPermutationsTest {
         assertEquals(FerryPermutations.SCHEMES.size(), combos.size());
         expect(combos.get(0), UtpServerChannel.class, UtpSocketChannel.class);
         expect(combos.get(1), UdtServerChannel.class, UdtSocketChannel.class);
-        expect(combos.get(2), StripedServerChannel.class, StripedChannel.class);
+        expect(combos.get(2), QuicServerChannel.class, QuicSocketChannel.class);
         expect(combos.get(3), StripedServerChannel.class, StripedChannel.class);
-        Channel[] hosted = expect(combos.get(4), HostedServerChannel.class, HostedSocketChannel.class);
+        expect(combos.get(4), StripedServerChannel.class, StripedChannel.class);
+        Channel[] hosted = expect(combos.get(5), HostedServerChannel.class, HostedSocketChannel.class);
         assertInstanceOf(UtpServerChannel.class, ((HostedServerChannel) hosted[0]).carried());
         assertInstanceOf(UtpSocketChannel.class, ((HostedSocketChannel) hosted[1]).carried());
         assertNotSame(((HostedSocketChannel) hosted[1]).carried().eventLoop(), hosted[1].eventLoop(),
@@ -48,8 +51,9 @@ class FerryPermutationsTest {
         List<TestsuitePermutation.BootstrapFactory<Bootstrap>> clients = FerryPermutations.clients();
         assertInstanceOf(UtpSocketChannel.class, clients.get(0).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
         assertInstanceOf(UdtSocketChannel.class, clients.get(1).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
-        assertInstanceOf(StripedChannel.class, clients.get(3).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
-        assertInstanceOf(HostedSocketChannel.class, clients.get(4).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+        assertInstanceOf(QuicSocketChannel.class, clients.get(2).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+        assertInstanceOf(StripedChannel.class, clients.get(4).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
+        assertInstanceOf(HostedSocketChannel.class, clients.get(5).newInstance().handler(new ChannelInboundHandlerAdapter()).register().syncUninterruptibly().channel());
     }
 
     /** The listener and the client connection, both closed by then. */

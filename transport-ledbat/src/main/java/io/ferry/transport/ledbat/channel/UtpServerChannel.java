@@ -208,7 +208,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
      * The initiator of {@code child} proved its address: the application gets the connection. On its loop.
      * A listener made by a user's {@code ServerBootstrap} (no child handler of its own) passes the child
      * down its pipeline to the bootstrap's acceptor, which registers it through the transport's group on
-     * this same loop ({@link UtpEventLoopGroup}).
+     * this same loop ({@link io.ferry.transport.spi.HomeLoopGroup}).
      */
     void promote(UtpSocketChannel child, UtpEndpoint from) {
         from.promoted(child);

@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * {@link io.ferry.transport.FerryChannelOption#LINGER} runs out or the connection fails first (the
  * connection is then reset). Nothing is read from the channel once the close began.
  */
-public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStreamChannel {
+public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStreamChannel implements io.ferry.transport.spi.HomeLoopGroup.HomeLoop {
 
     /** Up to 256 messages (of one packet's payload each, 1.4 KB by default) per read loop: about the bytes epoll reads in its 16. */
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 256);
@@ -214,7 +214,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     /**
      * An accepted connection lives on the loop of the UDP socket that carries it, whichever group a
-     * bootstrap registers it through (see {@link UtpEventLoopGroup}); a client opens its own socket on any.
+     * bootstrap registers it through (see {@link io.ferry.transport.spi.HomeLoopGroup}); a client opens its own socket on any.
      */
     @Override
     protected boolean isCompatible(EventLoop loop) {
@@ -222,7 +222,8 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     /** The loop an accepted connection must be registered on: its UDP socket's; null for a client. */
-    EventLoop homeLoop() {
+    @Override
+    public EventLoop homeLoop() {
         return parent() == null || endpoint == null ? null : endpoint.loop();
     }
 

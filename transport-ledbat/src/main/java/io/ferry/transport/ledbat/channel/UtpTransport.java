@@ -54,7 +54,7 @@ public final class UtpTransport implements Transport {
     public UtpTransport(UtpIo io) {
         this.io = io;
         this.loopCount = Runtime.getRuntime().availableProcessors();
-        this.group = new UtpEventLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
+        this.group = new io.ferry.transport.spi.HomeLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
         Set<ChannelOption<?>> options = new LinkedHashSet<>(UtpSettings.PROTOCOL_OPTIONS);
         options.addAll(UtpSettings.CHANNEL_OPTIONS);
         options.addAll(UtpSettings.LISTENER_OPTIONS);
@@ -127,7 +127,7 @@ public final class UtpTransport implements Transport {
     }
 
     /**
-     * Ferry's uTP channels for Netty's bootstraps, on this transport's loops ({@link UtpEventLoopGroup},
+     * Ferry's uTP channels for Netty's bootstraps, on this transport's loops ({@link io.ferry.transport.spi.HomeLoopGroup},
      * which keeps each accepted connection on its UDP socket's loop). {@code options} apply to every
      * client, listener and accepted connection.
      */

@@ -1,4 +1,4 @@
-package io.ferry.cli.tls;
+package io.ferry.transport.tls;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -12,12 +12,12 @@ import java.security.cert.X509Certificate;
  * {@link #checkServerTrusted(X509Certificate[], String)}, the side it does not check refuses, and no
  * issuers are named (the peer may present any certificate; the check decides).
  */
-abstract class OneSidedTrustManager extends X509ExtendedTrustManager {
+public abstract class OneSidedTrustManager extends X509ExtendedTrustManager {
 
     /** The side checked, named in the refusal of the other: "senders" or "receivers". */
     private final String checks;
 
-    OneSidedTrustManager(String checks) {
+    protected OneSidedTrustManager(String checks) {
         this.checks = checks;
     }
 

@@ -1,4 +1,4 @@
-package io.ferry.cli.tls;
+package io.ferry.transport.tls;
 
 import javax.net.ssl.KeyManagerFactory;
 import java.io.IOException;

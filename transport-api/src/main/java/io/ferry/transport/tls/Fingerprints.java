@@ -1,4 +1,4 @@
-package io.ferry.cli.tls;
+package io.ferry.transport.tls;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
