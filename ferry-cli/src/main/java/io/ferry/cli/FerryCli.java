@@ -4,12 +4,12 @@ import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code ferry} command: move files over TCP, UDT or uTP, chosen by URI scheme. */
+/** The {@code ferry} command: move files over TCP, uTP, UDT or QUIC, chosen by URI scheme. */
 @Command(name = "ferry",
         mixinStandardHelpOptions = true,
         versionProvider = FerryCli.Version.class,
         description = {"Move files and directories over any Ferry transport, chosen by URI scheme (tcp://, utp:// alias ledbat://, "
-                + "udt:// when installed), verified end to end (CRC-32C, or SHA-256 with --checksum sha256), resumable, optionally over TLS.",
+                + "udt://, quic:// when installed), verified end to end (CRC-32C, or SHA-256 with --checksum sha256), resumable, optionally over TLS.",
                 "Start with: ferry demo"},
         subcommands = {SendCommand.class, ReceiveCommand.class, DemoCommand.class, KeygenCommand.class, CommandLine.HelpCommand.class,
                 AutoComplete.GenerateCompletion.class},

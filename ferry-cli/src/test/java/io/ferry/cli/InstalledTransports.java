@@ -11,7 +11,7 @@ public final class InstalledTransports {
     private InstalledTransports() {
     }
 
-    /** Canonical names of every installed transport (tcp, utp, and udt once it is a dependency). */
+    /** Canonical names of every installed transport (tcp, utp, udt, quic). */
     public static List<String> names() {
         try (Transports ferry = Transports.create()) {
             return ferry.transportNames();

@@ -168,7 +168,7 @@ final class FairnessRun {
         for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
             double mean = meanAfter(e.getValue(), from);
             perFlow.add(mean);
-            if (e.getKey().startsWith("tcp")) {
+            if (isCompetitor(e.getKey())) {
                 tcp += mean;
             } else {
                 scavenger += mean;
@@ -204,7 +204,7 @@ final class FairnessRun {
         double[] scavenger = new double[times.length];
         double[] all = new double[times.length];
         for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
-            boolean isScavenger = !e.getKey().startsWith("tcp");
+            boolean isScavenger = !isCompetitor(e.getKey());
             for (double[] p : e.getValue()) {
                 int i = Arrays.binarySearch(times, p[0]);
                 if (i >= 0) {
@@ -251,14 +251,28 @@ final class FairnessRun {
         return (bed, payload) -> StreamingFlow.start(label, scheme, chosen, bed.client(), bed.server());
     }
 
+    /**
+     * The competing flows: kernel TCP with the scenario's congestion control ({@code cubic}), or QUIC flows
+     * over Ferry's quic:// with quiche's ({@code quic:cubic}, {@code quic:bbr}).
+     */
     private List<FlowStart> tcp() {
-        ChannelOptions options = ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, scenario.cc()).build();
+        boolean quic = scenario.cc().startsWith(QUIC);
+        String scheme = quic ? "quic" : "tcp";
+        String cc = quic ? scenario.cc().substring(QUIC.length()) : scenario.cc();
+        ChannelOptions options = ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, cc).build();
         List<FlowStart> out = new ArrayList<>();
         for (int i = 1; i <= scenario.tcpFlows(); i++) {
-            String label = "tcp-" + scenario.cc() + "-" + i;
-            out.add((bed, payload) -> StreamingFlow.start(label, "tcp", options, bed.client(), bed.server()));
+            String label = scheme + "-" + cc + "-" + i;
+            out.add((bed, payload) -> StreamingFlow.start(label, scheme, options, bed.client(), bed.server()));
         }
         return out;
+    }
+
+    private static final String QUIC = "quic:";
+
+    /** Whether a flow's label names a competing flow (TCP or QUIC) rather than a scavenger's. */
+    private static boolean isCompetitor(String label) {
+        return label.startsWith("tcp-") || label.startsWith("quic-");
     }
 
     @FunctionalInterface

@@ -59,7 +59,8 @@ public final class ScenarioRunner implements Callable<Integer> {
     List<String> fairnessKinds = new ArrayList<>();
 
     @Option(names = "--competitors", split = ",", paramLabel = "CC",
-            description = "fairness: the TCP flows' congestion controls (default: reno,cubic,bbr; --quick: cubic).")
+            description = "fairness: the competing flows' congestion controls: reno, cubic, bbr for kernel TCP, quic:cubic, "
+                    + "quic:bbr, quic:reno for QUIC flows (default: reno,cubic,bbr; --quick: cubic).")
     List<String> competitors = new ArrayList<>();
 
     @Option(names = "--tcp-flows", split = ",", paramLabel = "N",

@@ -8,14 +8,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The transports a study covers: Ferry's planned ones ({@code tcp}, {@code utp}, {@code udt}) plus
+ * The transports a study covers: Ferry's planned ones ({@code tcp}, {@code utp}, {@code udt}, {@code quic}) plus
  * whatever else is installed. A planned transport whose jar is not on the class path is reported as
  * "transport not installed" instead of being measured; adding the jar adds its rows.
  */
 public final class TransportCatalog {
 
     /** The transports Ferry plans to ship. */
-    public static final List<String> PLANNED = List.of("tcp", "utp", "udt");
+    public static final List<String> PLANNED = List.of("tcp", "utp", "udt", "quic");
 
     private final Set<String> installed;
 

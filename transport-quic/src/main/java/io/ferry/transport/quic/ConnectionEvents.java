@@ -31,7 +31,8 @@ final class ConnectionEvents extends ChannelInboundHandlerAdapter {
         if (owner != null) {
             QuicConnectionCloseEvent e = peerClose;
             boolean peerHasAll = e != null && e.isApplicationClose() && e.error() == QuicTransport.NO_ERROR;
-            owner.connectionClosed(why(quic), peerHasAll);
+            boolean peerGone = e != null && e.isApplicationClose() && e.error() == QuicTransport.GONE;
+            owner.connectionClosed(why(quic), peerHasAll, peerGone);
         }
         ctx.fireChannelInactive();
     }
@@ -61,6 +62,7 @@ final class ConnectionEvents extends ChannelInboundHandlerAdapter {
         }
         switch (e.error()) {
             case QuicTransport.NO_ERROR:
+            case QuicTransport.GONE:
                 return null;
             case QuicTransport.ABORTED:
                 return new IOException("Connection reset by peer: " + peer + " aborted the QUIC connection");

@@ -44,10 +44,15 @@ final class QuicLinger {
         if (!channel.endOfStreamSent() && !channel.isConnectionClosed() && LingeringChannels.unwrittenBytes(channel) == 0) {
             channel.sendEndOfStream();
         }
-        if (channel.receipts().endConfirmed()) {
+        Receipts r = channel.receipts();
+        if (r.endConfirmed()) {
             finish(null);
         } else if (channel.isConnectionClosed()) {
-            finish(undelivered("the QUIC connection ended"));
+            if (r.unconfirmed() == 0 && LingeringChannels.unwrittenBytes(channel) == 0) {
+                finish(null); // the peer had every byte and went; only the end of stream went unconfirmed (as uTP)
+            } else {
+                finish(undelivered("the QUIC connection ended"));
+            }
         }
     }
 

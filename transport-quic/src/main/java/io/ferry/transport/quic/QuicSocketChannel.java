@@ -293,7 +293,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         } else if (endReceived) {
             transport.drain(quic, drainTime());
         } else {
-            stream.eventLoop().schedule(() -> reset(QuicTransport.STOPPED), FIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            stream.eventLoop().schedule(() -> reset(QuicTransport.GONE), FIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -470,9 +470,11 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     /**
      * The QUIC connection closed: {@code why} says how, null if it closed without an error; {@code peerHasAll}
-     * when the peer closed it saying it has this end's whole stream (its end included), which confirms it.
+     * when the peer closed it saying it has this end's whole stream (its end included), which confirms it;
+     * {@code peerGone} when the peer had every byte sent so far and stopped waiting for the end: for this end's
+     * reading that is an end of stream, as a TCP peer's exit is.
      */
-    void connectionClosed(IOException why, boolean peerHasAll) {
+    void connectionClosed(IOException why, boolean peerHasAll, boolean peerGone) {
         connectionClosed = true;
         if (peerHasAll && outputShutdown) {
             receipts.confirmAll();
@@ -489,7 +491,11 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         if (!open) {
             return;
         }
-        if (why != null || !endReceived) {
+        if (peerGone && why == null && !endReceived && !inputShutdown) {
+            endReceived = true;
+            inbound.add(ReadLoop.END); // delivered after the bytes before it; the channel then closes
+            deliverInbound();
+        } else if (why != null || !endReceived) {
             deliverInbound(); // what arrived before the end goes first
             if (active) {
                 pipeline().fireExceptionCaught(why != null ? why
@@ -502,6 +508,11 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     boolean isConnectionClosed() {
         return connectionClosed;
+    }
+
+    /** Whether the peer's end of stream arrived (on the connection's loop). */
+    boolean hasPeersEnd() {
+        return endReceived;
     }
 
     // ------------------------------------------------------------------ inbound delivery

@@ -25,6 +25,7 @@ import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicChannelOption;
 import io.netty.handler.codec.quic.QuicClientCodecBuilder;
 import io.netty.handler.codec.quic.QuicServerCodecBuilder;
+import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -57,12 +58,16 @@ public final class QuicTransport implements Transport {
     static final int STOPPED = 2;
     static final int REFUSED = 3;
     static final int PROTOCOL = 4;
+    /** The closing end had every byte the peer sent, but not its end of stream, and stopped waiting for it. */
+    static final int GONE = 5;
 
     private final QuicIo io;
     private final HomeLoopGroup group;
     private final ChannelGroup channels = new DefaultChannelGroup("ferry-quic", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup sockets = new DefaultChannelGroup("ferry-quic-sockets", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup draining = new DefaultChannelGroup("ferry-quic-draining", GlobalEventExecutor.INSTANCE);
+    /** Every QUIC connection, so that closing the transport closes each with a CONNECTION_CLOSE, not by silence. */
+    private final ChannelGroup connections = new DefaultChannelGroup("ferry-quic-connections", GlobalEventExecutor.INSTANCE);
     private final QuicTls tls = new QuicTls();
 
     QuicTransport(QuicIo io) {
@@ -122,8 +127,10 @@ public final class QuicTransport implements Transport {
         QuicSettings settings = channel.settings();
         ChannelHandler codec;
         try {
+            QuicSslContext tlsContext = QuicTls.client(settings.clientTls, settings.pin);
+            // the engine knows the host the URI named: a CA's certificate is checked against it (SNI too)
             codec = settings.configure(new QuicClientCodecBuilder(), false)
-                    .sslContext(QuicTls.client(settings.clientTls, settings.pin)).build();
+                    .sslEngineProvider(q -> tlsContext.newEngine(q.alloc(), remote.getHostString(), remote.getPort())).build();
         } catch (RuntimeException e) {
             channel.connectFailed(e);
             return;
@@ -157,6 +164,7 @@ public final class QuicTransport implements Transport {
                             return;
                         }
                         QuicChannel quic = (QuicChannel) q.getNow();
+                        connections.add(quic);
                         channel.connectionOpened(quic);
                         quic.createStream(QuicStreamType.BIDIRECTIONAL, new StreamRelay(channel)).addListener(s -> {
                             if (s.isSuccess()) {
@@ -204,6 +212,7 @@ public final class QuicTransport implements Transport {
                         @Override
                         protected void initChannel(QuicChannel quic) {
                             quic.pipeline().addLast(new ConnectionEvents());
+                            connections.add(quic);
                             server.connectionOpened(quic);
                         }
                     })
@@ -282,6 +291,15 @@ public final class QuicTransport implements Transport {
                 ch -> ch instanceof QuicSocketChannel q ? q.config().getLinger() : Duration.ZERO);
         draining.newCloseFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
         draining.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        // what is left waits for a peer's end of stream (FIN-WAIT) or was never a channel's: tell each peer
+        for (Channel c : connections) {
+            QuicChannel quic = (QuicChannel) c;
+            quic.eventLoop().execute(() -> {
+                QuicSocketChannel owner = quic.attr(QuicSocketChannel.OWNER).get();
+                quic.close(true, owner != null && owner.hasPeersEnd() ? NO_ERROR : GONE, Unpooled.EMPTY_BUFFER);
+            });
+        }
+        connections.newCloseFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
         sockets.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         LingeringChannels.report(losses);

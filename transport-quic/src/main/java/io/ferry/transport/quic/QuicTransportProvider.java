@@ -23,7 +23,14 @@ public final class QuicTransportProvider implements TransportProvider {
     /** @throws TransportUnavailableException if the codec's native library (quiche, BoringSSL) cannot load here */
     @Override
     public Transport create() {
-        if (!Quic.isAvailable()) {
+        boolean available;
+        try {
+            available = Quic.isAvailable();
+        } catch (LinkageError missing) {
+            throw new TransportUnavailableException("quic:// needs Netty's QUIC codec (io.netty:netty-codec-classes-quic and "
+                    + "netty-codec-native-quic) on the class path: " + missing, missing);
+        }
+        if (!available) {
             Throwable cause = Quic.unavailabilityCause();
             throw new TransportUnavailableException("quic:// needs Netty's native QUIC codec, which cannot load on "
                     + System.getProperty("os.name") + "/" + System.getProperty("os.arch") + ": " + cause, cause);

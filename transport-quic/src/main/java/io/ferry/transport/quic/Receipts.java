@@ -14,6 +14,11 @@ final class Receipts {
 
     /** Bytes between two receipts: 8 bytes of overhead per 256 KiB, and a dead path's shortfall known to that much. */
     static final long EVERY = 256 << 10;
+    /**
+     * The longest a received byte waits for its receipt when no more follow (TCP's delayed ACK is 40 ms): a
+     * peer that writes a little and closes, or whose peer exits, learns of its delivery at once.
+     */
+    static final long DELAY_MILLIS = 20;
 
     private long received;
     private boolean endReceived;
@@ -21,6 +26,7 @@ final class Receipts {
     private boolean endReported;
     private QuicStreamChannel out;
     private boolean opening;
+    private io.netty.util.concurrent.ScheduledFuture<?> delayed;
 
     private long handed;
     private long confirmed;
@@ -33,6 +39,11 @@ final class Receipts {
         received += bytes;
         if (received - reported >= EVERY) {
             report(quic);
+        } else if (delayed == null) {
+            delayed = quic.eventLoop().schedule(() -> {
+                delayed = null;
+                report(quic);
+            }, DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
         }
     }
 
@@ -82,6 +93,10 @@ final class Receipts {
     private void sendLatest() {
         if (!out.isActive() || (reported == received && endReported == endReceived)) {
             return;
+        }
+        if (delayed != null) {
+            delayed.cancel(false);
+            delayed = null;
         }
         reported = received;
         endReported = endReceived;

@@ -28,9 +28,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Loopback bulk throughput of Ferry's uTP next to Ferry's TCP, measured side by side in one JVM:
+ * Loopback bulk throughput of Ferry's uTP next to Ferry's TCP and QUIC, measured side by side in one JVM:
  * memory to memory (no files, no hashing), several rounds alternating the transports, reporting the
- * median, the spread, the uTP/TCP ratio and the process CPU time per GiB moved. The receiving and the
+ * median, the spread, the uTP/TCP and uTP/QUIC ratios and the process CPU time per GiB moved
+ * ({@code --schemes} picks the transports). The receiving and the
  * sending side have their own {@link Transports} (their own event loops), as two processes would. With
  * {@code --senders N} each round is N connections into one listener at once, each carrying its share
  * of {@code --size}, and the report shows the CPU time of each transport thread, so it shows whether
@@ -70,7 +71,7 @@ public final class LoopbackThroughput {
         long size = 512L << 20;
         int rounds = 5;
         List<Integer> senderCounts = List.of(1);
-        List<String> schemes = List.of("tcp", "utp");
+        List<String> schemes = List.of("tcp", "utp", "quic");
         Path out = Path.of("target", "bench");
         boolean iperf = Iperf3Udp.isInstalled();
         int iperfSeconds = 5;
@@ -85,8 +86,9 @@ public final class LoopbackThroughput {
                 case "--no-iperf" -> iperf = false;
                 case "--iperf-seconds" -> iperfSeconds = Integer.parseInt(args[++i]);
                 case "--no-ceiling" -> ceiling = false;
+                case "--schemes" -> schemes = java.util.Arrays.stream(args[++i].split(",")).map(String::trim).toList();
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --size 512M --rounds 5 --senders 1[,16] --iperf-seconds 5 --no-iperf --no-ceiling --out DIR");
+                        + "; use --size 512M --rounds 5 --senders 1[,16] --schemes tcp,utp,quic --iperf-seconds 5 --no-iperf --no-ceiling --out DIR");
             }
         }
         List<Sample> samples = new ArrayList<>();
@@ -265,12 +267,14 @@ public final class LoopbackThroughput {
                 .append("| transport | median MiB/s | min–max MiB/s | median Mbit/s | CPU s per GiB (both ends) | CPU s per transport thread (median round) |\n|---|---|---|---|---|---|\n");
         StringBuilder json = new StringBuilder("{\"size_bytes\":" + size + ",\"rounds\":" + rounds + ",\"senders\":" + senderCounts + ",\"results\":{");
         Map<String, Double> medians = new LinkedHashMap<>();
+        Map<String, Double> cpuMedians = new LinkedHashMap<>();
         boolean first = true;
         for (Map.Entry<String, List<Sample>> e : by.entrySet()) {
             double[] rates = e.getValue().stream().mapToDouble(Sample::mibPerSecond).sorted().toArray();
             double[] cpu = e.getValue().stream().mapToDouble(Sample::cpuSecondsPerGib).sorted().toArray();
             double median = rates[rates.length / 2];
             medians.put(e.getKey(), median);
+            cpuMedians.put(e.getKey(), cpu[cpu.length / 2]);
             Sample middle = e.getValue().stream().sorted(java.util.Comparator.comparingDouble(Sample::mibPerSecond))
                     .toList().get(rates.length / 2);
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f–%.1f | %.0f | %.2f | %s |%n", e.getKey(), median, rates[0],
@@ -283,21 +287,12 @@ public final class LoopbackThroughput {
             first = false;
         }
         json.append("}");
-        if (medians.containsKey("utp") && medians.containsKey("tcp")) {
-            double ratio = medians.get("utp") / medians.get("tcp");
-            md.append(String.format(Locale.ROOT, "%nuTP/TCP ratio of medians: **%.2f**%n", ratio));
-            json.append(String.format(Locale.ROOT, ",\"utp_over_tcp\":%.3f", ratio));
-        }
-        if (medians.containsKey("utp") && medians.containsKey(Iperf3Udp.NAME)) {
-            double ratio = medians.get("utp") / medians.get(Iperf3Udp.NAME);
-            md.append(String.format(Locale.ROOT, "%nuTP / iperf3 UDP receiver ratio of medians: **%.2f**%n", ratio));
-            json.append(String.format(Locale.ROOT, ",\"utp_over_iperf3_udp\":%.3f", ratio));
-        }
-        if (medians.containsKey("utp") && medians.containsKey(GsoCeiling.NAME)) {
-            double ratio = medians.get("utp") / medians.get(GsoCeiling.NAME);
-            md.append(String.format(Locale.ROOT, "%nuTP / UDP GSO+GRO ceiling, ratio of medians: **%.2f**%n", ratio));
-            json.append(String.format(Locale.ROOT, ",\"utp_over_udp_gso\":%.3f", ratio));
-        }
+        ratio(md, json, medians, "utp", "tcp", "uTP/TCP ratio of medians", "utp_over_tcp");
+        ratio(md, json, medians, "utp", "quic", "uTP / QUIC (Netty's codec, quiche) ratio of medians", "utp_over_quic");
+        ratio(md, json, cpuMedians, "utp", "quic", "uTP / QUIC CPU seconds per GiB, ratio of medians", "utp_over_quic_cpu");
+        ratio(md, json, medians, "utp", Iperf3Udp.NAME, "uTP / iperf3 UDP receiver ratio of medians", "utp_over_iperf3_udp");
+        ratio(md, json, medians, "utp", GsoCeiling.NAME, "uTP / UDP GSO+GRO ceiling, ratio of medians", "utp_over_udp_gso");
+        ratio(md, json, medians, "quic", GsoCeiling.NAME, "QUIC / UDP GSO+GRO ceiling, ratio of medians", "quic_over_udp_gso");
         for (int senders : senderCounts) {
             String many = label("utp", senders);
             if (senders > 1 && medians.containsKey("utp") && medians.containsKey(many)) {
@@ -312,6 +307,16 @@ public final class LoopbackThroughput {
         Files.writeString(out.resolve("loopback-throughput.json"), json, StandardCharsets.UTF_8);
         System.out.println();
         System.out.print(md);
+    }
+
+    /** A line and a JSON field for {@code a / b} of two rows' medians, where both rows were measured. */
+    private static void ratio(StringBuilder md, StringBuilder json, Map<String, Double> medians, String a, String b,
+                              String what, String key) {
+        if (medians.containsKey(a) && medians.containsKey(b)) {
+            double ratio = medians.get(a) / medians.get(b);
+            md.append(String.format(Locale.ROOT, "%n%s: **%.2f**%n", what, ratio));
+            json.append(String.format(Locale.ROOT, ",\"%s\":%.3f", key, ratio));
+        }
     }
 
     private static long parseSize(String text) {
