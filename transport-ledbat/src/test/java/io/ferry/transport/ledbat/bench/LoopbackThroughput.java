@@ -44,7 +44,9 @@ import java.util.concurrent.TimeUnit;
  * time of both iperf3 processes per GiB received; {@code --no-iperf} leaves it out. Where a C compiler is
  * there ({@code cc}), each round also runs the ceiling with the batching a UDP transport can use
  * ({@link GsoCeiling}: 1472-byte segments sent with UDP GSO and read with GRO, {@code --size} bytes), row
- * {@code udp-gso}; {@code --no-ceiling} leaves it out.
+ * {@code udp-gso}; {@code --no-ceiling} leaves it out. Each round also runs Netty's QUIC codec on its own
+ * ({@link NettyQuicRaw}, row {@code quic-netty}), so Ferry's {@code quic} row shows what its relay costs;
+ * {@code --no-quic-netty} leaves it out.
  *
  * <pre>
  * mvn -pl transport-ledbat -am test-compile exec:java -Dexec.mainClass=io.ferry.transport.ledbat.bench.LoopbackThroughput \
@@ -76,6 +78,7 @@ public final class LoopbackThroughput {
         boolean iperf = Iperf3Udp.isInstalled();
         int iperfSeconds = 5;
         boolean ceiling = GsoCeiling.isAvailable();
+        boolean rawQuic = NettyQuicRaw.isAvailable();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
@@ -86,9 +89,10 @@ public final class LoopbackThroughput {
                 case "--no-iperf" -> iperf = false;
                 case "--iperf-seconds" -> iperfSeconds = Integer.parseInt(args[++i]);
                 case "--no-ceiling" -> ceiling = false;
+                case "--no-quic-netty" -> rawQuic = false;
                 case "--schemes" -> schemes = java.util.Arrays.stream(args[++i].split(",")).map(String::trim).toList();
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --size 512M --rounds 5 --senders 1[,16] --schemes tcp,utp,quic --iperf-seconds 5 --no-iperf --no-ceiling --out DIR");
+                        + "; use --size 512M --rounds 5 --senders 1[,16] --schemes tcp,utp,quic --iperf-seconds 5 --no-iperf --no-ceiling --no-quic-netty --out DIR");
             }
         }
         List<Sample> samples = new ArrayList<>();
@@ -115,6 +119,13 @@ public final class LoopbackThroughput {
                 }
                 if (ceiling) {
                     samples.add(ceilingSample(r + 1, GsoCeiling.NAME, GsoCeiling.run(size)));
+                }
+                if (rawQuic) {
+                    NettyQuicRaw.Result q = NettyQuicRaw.run(size);
+                    Sample s = new Sample(NettyQuicRaw.NAME, q.bytes(), q.seconds(), q.cpuSeconds(), 0, Map.of(), q.seconds());
+                    samples.add(s);
+                    System.out.printf(Locale.ROOT, "round %d %s %8.1f MiB/s  cpu %.2f s/GiB%n", r + 1, NettyQuicRaw.NAME,
+                            s.mibPerSecond(), s.cpuSecondsPerGib());
                 }
             }
         }
@@ -290,6 +301,9 @@ public final class LoopbackThroughput {
         ratio(md, json, medians, "utp", "tcp", "uTP/TCP ratio of medians", "utp_over_tcp");
         ratio(md, json, medians, "utp", "quic", "uTP / QUIC (Netty's codec, quiche) ratio of medians", "utp_over_quic");
         ratio(md, json, cpuMedians, "utp", "quic", "uTP / QUIC CPU seconds per GiB, ratio of medians", "utp_over_quic_cpu");
+        ratio(md, json, medians, "utp", NettyQuicRaw.NAME, "uTP / Netty's QUIC codec used directly, ratio of medians", "utp_over_quic_netty");
+        ratio(md, json, cpuMedians, "utp", NettyQuicRaw.NAME, "uTP / Netty's QUIC codec used directly, CPU per GiB", "utp_over_quic_netty_cpu");
+        ratio(md, json, medians, "quic", NettyQuicRaw.NAME, "Ferry's quic:// / Netty's QUIC codec used directly, ratio of medians", "quic_over_quic_netty");
         ratio(md, json, medians, "utp", Iperf3Udp.NAME, "uTP / iperf3 UDP receiver ratio of medians", "utp_over_iperf3_udp");
         ratio(md, json, medians, "utp", GsoCeiling.NAME, "uTP / UDP GSO+GRO ceiling, ratio of medians", "utp_over_udp_gso");
         ratio(md, json, medians, "quic", GsoCeiling.NAME, "QUIC / UDP GSO+GRO ceiling, ratio of medians", "quic_over_udp_gso");
