@@ -25,7 +25,9 @@ class QuicCloseOrderTest {
         try (Transports ferry = Transports.create()) {
             Bootstrapping quic = ferry.bootstrapping("quic", ChannelOptions.empty());
             AtomicReference<Channel> child = new AtomicReference<>();
+            int total = 1 << 20;
             AtomicInteger echoed = new AtomicInteger();
+            java.util.concurrent.CompletableFuture<Integer> allEchoed = new java.util.concurrent.CompletableFuture<>();
             Channel server = quic.serverBootstrap().childHandler(new SimpleChannelInboundHandler<ByteBuf>() {
                 @Override
                 public void channelActive(ChannelHandlerContext ctx) {
@@ -40,18 +42,15 @@ class QuicCloseOrderTest {
             Channel client = quic.bootstrap().handler(new SimpleChannelInboundHandler<ByteBuf>() {
                 @Override
                 protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-                    echoed.addAndGet(msg.readableBytes());
+                    if (echoed.addAndGet(msg.readableBytes()) >= total) {
+                        allEchoed.complete(echoed.get());
+                    }
                 }
             }).connect(server.localAddress()).sync().channel();
-            int total = 1 << 20;
             for (int i = 0; i < total; i += 65536) {
                 client.writeAndFlush(Unpooled.wrappedBuffer(new byte[65536]));
             }
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            while (echoed.get() < total && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertEquals(total, echoed.get());
+            assertEquals(total, allEchoed.get(20, java.util.concurrent.TimeUnit.SECONDS), "every byte came back");
             assertTrue(child.get().close().await().isSuccess(), "server close: " + child.get().closeFuture().cause());
             var c = client.close().await();
             assertTrue(c.isSuccess(), "client close: " + c.cause());
