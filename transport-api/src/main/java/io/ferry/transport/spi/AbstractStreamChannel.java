@@ -4,15 +4,21 @@ import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -32,6 +38,9 @@ public abstract class AbstractStreamChannel extends AbstractChannel implements S
     protected volatile boolean active;
     /** True once this side stopped reading: the peer's end of stream arrived, or {@link #shutdownInput()}. */
     protected volatile boolean inputShutdown;
+    /** A client's connect in progress (event loop); null before and after. */
+    protected ChannelPromise connectPromise;
+    private io.netty.util.concurrent.ScheduledFuture<?> connectTimeout;
 
     protected AbstractStreamChannel(Channel parent) {
         super(parent);
@@ -137,6 +146,156 @@ public abstract class AbstractStreamChannel extends AbstractChannel implements S
             loop.execute(() -> halfClose(promise, action));
         }
         return promise;
+    }
+
+    /** A connect failed (any step): its promise fails with {@code cause} and the channel closes. */
+    protected final void failConnect(Throwable cause) {
+        ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise != null) {
+            promise.tryFailure(cause);
+        }
+        if (open) {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    /** Whether a connect is in progress. */
+    public final boolean isConnecting() {
+        return connectPromise != null && !connectPromise.isDone();
+    }
+
+    /** Takes the pending connect's promise (null if none) and stops its timer: the leaf completes it. */
+    protected final ChannelPromise takeConnectPromise() {
+        ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+            connectTimeout = null;
+        }
+        return promise;
+    }
+
+    /** The peer's end of stream reached the application: half-closed if allowed, else the channel closes. */
+    protected final void endInput() {
+        inputShutdown = true;
+        if (config().isAllowHalfClosure()) {
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+        } else {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    /**
+     * The unsafe of a stream connection: a client's connect (checked, timed by {@code CONNECT_TIMEOUT_MILLIS},
+     * cancellable as Netty's NIO channels' are) and a close that lingers while an established connection
+     * delivers what it holds. The leaf starts the transport's connect and says how it lingers and aborts.
+     */
+    protected abstract class StreamUnsafe extends AbstractUnsafe {
+
+        /** The protocol's name in errors ("uTP", "QUIC"). */
+        protected abstract String protocol();
+
+        /** Whether the transport's connection exists or is being made (a second connect is refused). */
+        protected abstract boolean connectionStarted();
+
+        /** Starts the transport's connect to {@code remote}; its end calls {@link #failConnect} or completes {@link #connectPromise}. */
+        protected abstract void startConnect(InetSocketAddress remote);
+
+        /** The close in progress that a further close joins, or null. */
+        protected abstract GracefulClose lingering();
+
+        /** Whether a close now would linger: the connection is established and not over. */
+        protected abstract boolean canLinger();
+
+        /** How long a graceful close may wait for the peer's confirmation (Ferry's LINGER; zero aborts). */
+        protected abstract java.time.Duration linger();
+
+        /** Starts a lingering close that completes {@code promise}. */
+        protected abstract void startLingering(ChannelPromise promise);
+
+        /** Ends the connection at once (LINGER zero), completing {@code promise}. */
+        protected abstract void abort(ChannelPromise promise);
+
+        @Override
+        public final void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (promise.isCancelled() || !ensureOpen(promise)) {
+                return;
+            }
+            if (connectPromise != null) {
+                promise.setFailure(new ConnectionPendingException());
+                return;
+            }
+            if (connectionStarted()) {
+                promise.setFailure(new AlreadyConnectedException());
+                return;
+            }
+            if (!(remoteAddress instanceof InetSocketAddress remote)) {
+                promise.setFailure(new IllegalArgumentException(protocol() + " needs an InetSocketAddress, got " + remoteAddress));
+                return;
+            }
+            if (localAddress != null) {
+                try {
+                    doBind(localAddress);
+                } catch (Exception e) {
+                    promise.setFailure(e);
+                    return;
+                }
+            }
+            connectPromise = promise;
+            int timeoutMillis = config().getConnectTimeoutMillis();
+            if (timeoutMillis > 0) {
+                connectTimeout = eventLoop().schedule(() -> {
+                    if (connectPromise == promise && !promise.isDone()) {
+                        failConnect(new ConnectTimeoutException("connection timed out after " + timeoutMillis + " ms: " + remote));
+                    }
+                }, timeoutMillis, TimeUnit.MILLISECONDS);
+            }
+            // As Netty's NIO channels: a cancelled connect closes the channel; a finished one stops its timer.
+            promise.addListener(f -> {
+                if (connectTimeout != null) {
+                    connectTimeout.cancel(false);
+                    connectTimeout = null;
+                }
+                if (f.isCancelled()) {
+                    connectPromise = null;
+                    close(voidPromise());
+                }
+            });
+            startConnect(remote);
+        }
+
+        /** Writes what waits in the outbound buffer (the transport can take more). */
+        public final void resumeWrites() {
+            flush0();
+        }
+
+        /**
+         * A graceful close of an established connection lingers until the peer confirmed everything; any
+         * other close, and a close while one lingers, is Netty's own.
+         */
+        @Override
+        public final void close(ChannelPromise promise) {
+            GracefulClose waiting = lingering();
+            if (waiting != null && waiting.join(promise)) {
+                return;
+            }
+            if (waiting == null && open && active && canLinger()) {
+                if (linger().isZero()) {
+                    abort(promise);
+                } else if (promise.setUncancellable()) {
+                    startLingering(promise);
+                }
+                return;
+            }
+            super.close(promise);
+        }
+
+        /** Netty's own close, at once (a lingering close's end). */
+        public final void closeNow(ChannelPromise promise) {
+            super.close(promise);
+        }
     }
 
     /**

@@ -11,18 +11,15 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.ConnectTimeoutException;
+import io.ferry.transport.spi.GracefulClose;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -59,11 +56,8 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private boolean coreClosed;
     private boolean collecting;
     private boolean collectAgain;
-    private ChannelPromise connectPromise;
     /** Where a client's UDP socket binds, when the application bound the channel before connecting; else null. */
     private InetSocketAddress bindAddress;
-    /** Fails a connect that outlives {@code CONNECT_TIMEOUT_MILLIS}; null when none is pending. */
-    private ScheduledFuture<?> connectTimeout;
     /** An accepted connection whose initiator has not yet proven its address: not yet the application's. */
     private boolean awaitingConfirmation;
     /** A graceful close waiting for the peer to acknowledge everything, or null. */
@@ -391,7 +385,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     /** Closes the channel now (a lingering close is over), completing {@code promise}. */
     void closeNow(ChannelPromise promise) {
-        ((UtpUnsafe) unsafe()).closeNow(promise);
+        ((StreamUnsafe) unsafe()).closeNow(promise);
     }
 
     /** A statistics snapshot; computed on the event loop. */
@@ -425,13 +419,15 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     /** Hands what arrived to the pipeline ({@link UtpInbound}); the end of the stream is delivered whether or not a read is pending, as epoll reports a peer's shutdown. */
     private void deliverInbound() {
-        if (inbound.delivering() || !isRegistered()) {
-            return;
-        }
-        if (inbound.deliver()) {
+        drainInbound();
+        closeWhenDrained();
+    }
+
+    /** Hands the pipeline what it asked for of what arrived; the channel stays open (see {@link #closeWhenDrained}). */
+    private void drainInbound() {
+        if (inbound.drain()) {
             endpoint.afterCall(this); // a window update may be due
         }
-        closeWhenDrained();
     }
 
     /** Whether delivered bytes still go to the application (not once it closed). */
@@ -441,37 +437,15 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     /** Once the protocol connection is over, the channel closes as soon as the application has read everything. */
     private void closeWhenDrained() {
-        if (coreClosed && open && inbound.isEmpty() && !inbound.delivering()) {
-            if (isRegistered()) {
-                inbound.reads.complete();
-            }
-            unsafe().close(unsafe().voidPromise());
-        }
+        inbound.closeIfOver(coreClosed);
     }
 
     void endOfInput() {
-        inputShutdown = true;
-        if (config.isAllowHalfClosure()) {
-            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
-        } else {
-            unsafe().close(unsafe().voidPromise());
-        }
+        endInput();
     }
 
     private void releaseInbound() {
-        inbound.release(connection);
-    }
-
-    private void failConnect(Throwable cause) {
-        ChannelPromise promise = connectPromise;
-        connectPromise = null;
-        if (promise != null) {
-            promise.tryFailure(cause);
-        }
-        if (open) {
-            unsafe().close(unsafe().voidPromise());
-        }
+        inbound.release();
     }
 
     /** Starts the handshake once the endpoint's socket is ready; called on the event loop. */
@@ -530,9 +504,8 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     private void onConnected() {
         active = true;
-        ChannelPromise promise = connectPromise;
+        ChannelPromise promise = takeConnectPromise();
         if (promise != null) {
-            connectPromise = null;
             if (promise.trySuccess()) {
                 pipeline().fireChannelActive(); // the pipeline's head starts reading if autoRead is on
             }
@@ -560,7 +533,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     private void onWritabilityChanged(boolean writable) {
         if (writable && open && active) {
-            ((UtpUnsafe) unsafe()).resumeWrites();
+            ((StreamUnsafe) unsafe()).resumeWrites();
         }
     }
 
@@ -577,8 +550,8 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
             return;
         }
         if (causeOrNull != null && active && lingering == null) {
-            // What arrived before the failure is delivered first, then the error.
-            deliverInbound();
+            // What arrived before the failure is delivered first, then the error, then the close.
+            drainInbound();
             pipeline().fireExceptionCaught(UtpChannelErrors.afterEstablished(causeOrNull));
             releaseInbound();
         }
@@ -618,83 +591,46 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         }
     }
 
-    private final class UtpUnsafe extends AbstractUnsafe {
+    private final class UtpUnsafe extends StreamUnsafe {
         @Override
-        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
-            if (promise.isCancelled() || !ensureOpen(promise)) {
-                return;
-            }
-            if (connectPromise != null) {
-                promise.setFailure(new java.nio.channels.ConnectionPendingException());
-                return;
-            }
-            if (connection != null) {
-                promise.setFailure(new java.nio.channels.AlreadyConnectedException());
-                return;
-            }
-            if (!(remoteAddress instanceof InetSocketAddress)) {
-                promise.setFailure(new IllegalArgumentException("uTP needs an InetSocketAddress, got " + remoteAddress));
-                return;
-            }
-            if (localAddress != null) {
-                try {
-                    doBind(localAddress);
-                } catch (RuntimeException e) {
-                    promise.setFailure(e);
-                    return;
-                }
-            }
-            connectPromise = promise;
-            InetSocketAddress remote = (InetSocketAddress) remoteAddress;
-            int timeoutMillis = config.getConnectTimeoutMillis();
-            if (timeoutMillis > 0) {
-                connectTimeout = eventLoop().schedule(() -> {
-                    if (connectPromise == promise && !promise.isDone()) {
-                        failConnect(new ConnectTimeoutException("connection timed out after " + timeoutMillis + " ms: " + remote));
-                    }
-                }, timeoutMillis, TimeUnit.MILLISECONDS);
-            }
-            // As Netty's NIO channels: a cancelled connect closes the channel; a finished one stops its timer.
-            promise.addListener(f -> {
-                if (connectTimeout != null) {
-                    connectTimeout.cancel(false);
-                    connectTimeout = null;
-                }
-                if (f.isCancelled()) {
-                    connectPromise = null;
-                    close(voidPromise());
-                }
-            });
+        protected String protocol() {
+            return "uTP";
+        }
+
+        @Override
+        protected boolean connectionStarted() {
+            return connection != null;
+        }
+
+        @Override
+        protected void startConnect(InetSocketAddress remote) {
             transport.openClientEndpoint(UtpSocketChannel.this, remote);
         }
 
-        void resumeWrites() {
-            flush0();
-        }
-
-        /**
-         * A graceful close of an established connection lingers until the peer acknowledged everything
-         * (see the class comment); any other close, and a close while one lingers, is Netty's own.
-         */
         @Override
-        public void close(ChannelPromise promise) {
-            if (lingering != null && lingering.waiting.join(promise)) {
-                return;
-            }
-            if (lingering == null && open && active && connection != null && !connection.isClosed()
-                    && connection.state() == io.ferry.transport.ledbat.core.ConnectionState.CONNECTED) {
-                if (config.getLinger().isZero()) {
-                    abort0(promise);
-                } else if (promise.setUncancellable()) {
-                    startLingering(promise);
-                }
-                return;
-            }
-            super.close(promise);
+        protected GracefulClose lingering() {
+            return lingering == null ? null : lingering.waiting;
         }
 
-        void closeNow(ChannelPromise promise) {
-            super.close(promise);
+        @Override
+        protected boolean canLinger() {
+            return connection != null && !connection.isClosed()
+                    && connection.state() == io.ferry.transport.ledbat.core.ConnectionState.CONNECTED;
+        }
+
+        @Override
+        protected java.time.Duration linger() {
+            return config.getLinger();
+        }
+
+        @Override
+        protected void startLingering(ChannelPromise promise) {
+            UtpSocketChannel.this.startLingering(promise);
+        }
+
+        @Override
+        protected void abort(ChannelPromise promise) {
+            abort0(promise);
         }
     }
 }
