@@ -88,6 +88,19 @@ public final class FerryChannelOption<T> extends ChannelOption<T> {
                 }
             });
 
+    /**
+     * Connections opened with the same value share one connection of the transport where it carries several
+     * streams in one (QUIC): one handshake and one congestion controller for all of them, each connection a
+     * stream of its own. The striped layer sets it on its members, so {@code quic://host:port?streams=4} is
+     * four streams of one QUIC connection; transports that cannot share do not support it. Not blank.
+     */
+    public static final FerryChannelOption<String> SHARED_CONNECTION =
+            new FerryChannelOption<>("SHARED_CONNECTION", String.class, v -> {
+                if (v.isBlank()) {
+                    throw new IllegalArgumentException("SHARED_CONNECTION must name a group, got a blank string");
+                }
+            });
+
     /** The {@link #LINGER} of a connection that was not given one. */
     public static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
 

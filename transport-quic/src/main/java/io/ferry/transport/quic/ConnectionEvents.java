@@ -10,11 +10,19 @@ import java.net.SocketAddress;
 
 /**
  * The handler on a QUIC connection: remembers how the peer closed it (its CONNECTION_CLOSE) and, when the
- * connection ends, tells the channel that presents it why, in the words a Ferry channel uses.
+ * connection ends, tells the channels it carries why, in the words a Ferry channel uses.
  */
 final class ConnectionEvents extends ChannelInboundHandlerAdapter {
 
     private QuicConnectionCloseEvent peerClose;
+    /** The peer's address while the connection was up: a closed QUIC channel no longer tells it. */
+    private SocketAddress peer;
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        peer = ((QuicChannel) ctx.channel()).remoteSocketAddress();
+        ctx.fireChannelActive();
+    }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
@@ -27,12 +35,12 @@ final class ConnectionEvents extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         QuicChannel quic = (QuicChannel) ctx.channel();
-        QuicSocketChannel owner = quic.attr(QuicSocketChannel.OWNER).get();
-        if (owner != null) {
+        QuicConnection connection = QuicConnection.of(quic);
+        if (connection != null) {
             QuicConnectionCloseEvent e = peerClose;
             boolean peerHasAll = e != null && e.isApplicationClose() && e.error() == QuicTransport.NO_ERROR;
             boolean peerGone = e != null && e.isApplicationClose() && e.error() == QuicTransport.GONE;
-            owner.connectionClosed(why(quic), peerHasAll, peerGone);
+            connection.ended(why(quic), peerHasAll, peerGone);
         }
         ctx.fireChannelInactive();
     }
@@ -44,7 +52,7 @@ final class ConnectionEvents extends ChannelInboundHandlerAdapter {
 
     /** Why the connection ended; null when the peer closed it without an error (or this end closed it). */
     private IOException why(QuicChannel quic) {
-        SocketAddress peer = quic.remoteSocketAddress();
+        SocketAddress peer = quic.remoteSocketAddress() != null ? quic.remoteSocketAddress() : this.peer;
         if (quic.isTimedOut()) {
             return new IOException("the QUIC connection to " + peer + " timed out: nothing heard within its idle timeout");
         }
@@ -53,8 +61,9 @@ final class ConnectionEvents extends ChannelInboundHandlerAdapter {
             return null;
         }
         if (e.isTlsError()) {
-            return new IOException("the QUIC connection to " + peer + " failed its TLS handshake (TLS alert "
-                    + QuicConnectionCloseEvent.extractTlsError(e.error()) + ")");
+            int alert = QuicConnectionCloseEvent.extractTlsError(e.error());
+            return new javax.net.ssl.SSLHandshakeException("TLS alert " + alertName(alert) + " (" + alert + ") from the QUIC peer "
+                    + peer + ": the TLS handshake failed");
         }
         if (!e.isApplicationClose()) {
             return e.error() == 0 ? null : new IOException("the QUIC connection to " + peer + " ended with transport error 0x"
@@ -73,5 +82,27 @@ final class ConnectionEvents extends ChannelInboundHandlerAdapter {
             default:
                 return new IOException("the QUIC connection to " + peer + " ended with application error " + e.error());
         }
+    }
+
+    /** The name RFC 8446 section 6 gives a TLS alert, or "unknown". */
+    static String alertName(int alert) {
+        return switch (alert) {
+            case 40 -> "handshake_failure";
+            case 42 -> "bad_certificate";
+            case 43 -> "unsupported_certificate";
+            case 44 -> "certificate_revoked";
+            case 45 -> "certificate_expired";
+            case 46 -> "certificate_unknown";
+            case 48 -> "unknown_ca";
+            case 49 -> "access_denied";
+            case 51 -> "decrypt_error";
+            case 70 -> "protocol_version";
+            case 80 -> "internal_error";
+            case 109 -> "missing_extension";
+            case 112 -> "unrecognized_name";
+            case 116 -> "certificate_required";
+            case 120 -> "no_application_protocol";
+            default -> "unknown";
+        };
     }
 }

@@ -67,6 +67,19 @@ final class QuicIo {
         }
     }
 
+    /** Whether listeners bind one socket per event loop to the same port (SO_REUSEPORT, epoll's). */
+    boolean reusesPorts() {
+        return epoll;
+    }
+
+    /** As {@link #configure}, for a listener's socket: with {@code SO_REUSEPORT} where the listener spreads its sockets. */
+    void configureListener(Bootstrap bootstrap) {
+        configure(bootstrap);
+        if (reusesPorts()) {
+            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+        }
+    }
+
     /** The codec's allocator of GSO batches, or the codec's default (one datagram per write) without GSO. */
     SegmentedDatagramPacketAllocator segmentedAllocator(int segments) {
         return gso && segments > 1 ? EpollQuicUtils.newSegmentedAllocator(segments) : SegmentedDatagramPacketAllocator.NONE;

@@ -22,14 +22,16 @@ public final class QuicOption<T> extends ChannelOption<T> {
 
     /**
      * A listener's TLS: a server context built with {@code QuicSslContextBuilder.forServer(...)} whose
-     * application protocols include {@value QuicTls#ALPN}. Without it a listener presents a self-signed
+     * application protocols include {@value QuicTransport#APPLICATION_PROTOCOL}. Without it a listener presents a self-signed
      * certificate its transport made, whose fingerprint {@link QuicTransport#certificateFingerprint()} tells.
      */
     public static final QuicOption<QuicSslContext> SERVER_TLS = new QuicOption<>("QUIC_SERVER_TLS", QuicSslContext.class);
 
     /**
      * A client's TLS: a client context built with {@code QuicSslContextBuilder.forClient()} (its trust managers
-     * or CAs, its own key for client authentication) whose application protocols include {@value QuicTls#ALPN}.
+     * or CAs, its own key for client authentication) whose application protocols include {@value QuicTransport#APPLICATION_PROTOCOL}.
+     * The codec does not check the server's name against its certificate: trust CAs through
+     * {@link io.ferry.transport.tls.HostCheckingTrustManager}, as {@code ferry send --ca} does.
      */
     public static final QuicOption<QuicSslContext> CLIENT_TLS = new QuicOption<>("QUIC_CLIENT_TLS", QuicSslContext.class);
 

@@ -5,25 +5,31 @@ import io.ferry.transport.spi.AbstractHostingServerChannel;
 import io.ferry.transport.spi.ListenerConfig;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A QUIC listener: one UDP socket with Netty's QUIC server codec (its inner listener); each connection
+ * A QUIC listener: UDP sockets with Netty's QUIC server codec on one port, one per event loop where the
+ * sockets are epoll's ({@code SO_REUSEPORT}; the first is its inner listener); each connection
  * whose stream shows Ferry's preamble becomes a {@link QuicSocketChannel} that waits here, as an accepted
  * socket waits in a kernel's backlog, until the bootstrap's acceptor takes it. Closing the listener refuses
- * new connections; those accepted live on, and the socket closes after the last of them.
+ * new connections; those accepted live on, and the sockets close after the last of them.
  */
 public final class QuicServerChannel extends AbstractHostingServerChannel<QuicSocketChannel> {
 
     private final QuicTransport transport;
     private final QuicSettings settings;
     private final ListenerConfig config = new ListenerConfig(this);
-    /** QUIC connections on the socket (its loop, which is this listener's). */
-    private int connections;
+    /** QUIC connections on the sockets (from every socket's loop). */
+    private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+    /** The sockets bound beside the first on the transport's other loops (SO_REUSEPORT); set once on this loop. */
+    private volatile List<Channel> spread = List.of();
 
     QuicServerChannel(QuicTransport transport, QuicSettings settings) {
         super(child -> child.abort());
@@ -51,30 +57,52 @@ public final class QuicServerChannel extends AbstractHostingServerChannel<QuicSo
         transport.bindListener(this, local, promise);
     }
 
-    /** The socket's bind ended (this channel's loop). */
-    void socketBound(io.netty.channel.ChannelFuture bound, ChannelPromise promise) {
-        innerBound(bound, promise);
+    /**
+     * The sockets' binds ended (this channel's loop): the listener is active once the first is bound; of the
+     * others those that bound serve too (a failed one only narrows the spread).
+     */
+    void socketsBound(ChannelFuture first, List<ChannelFuture> others, ChannelPromise promise) {
+        List<Channel> bound = new ArrayList<>();
+        for (ChannelFuture f : others) {
+            if (f.isSuccess()) {
+                bound.add(f.channel());
+            }
+        }
+        spread = List.copyOf(bound);
+        innerBound(first, promise);
+        if (!first.isSuccess() || !isOpen()) {
+            bound.forEach(Channel::close);
+        }
+    }
+
+    /** How many UDP sockets serve this listener: one per event loop where they spread, else one. */
+    public int socketCount() {
+        return inner() == null ? 0 : 1 + spread.size();
     }
 
     @Override
     protected void closeInner(Channel boundOrNull, boolean bindStarted) {
-        if (boundOrNull != null && connections == 0) {
-            boundOrNull.close();
+        if (boundOrNull != null && connections.get() == 0) {
+            closeSockets(boundOrNull);
         }
     }
 
-    /** A QUIC connection arrived on the socket: counted, or refused once this listener closed. */
+    private void closeSockets(Channel first) {
+        first.close();
+        spread.forEach(Channel::close);
+    }
+
+    /** A QUIC connection arrived on a socket (that socket's loop): counted, or refused once this listener closed. */
     void connectionOpened(QuicChannel quic) {
         if (!isOpen()) {
             quic.close(true, QuicTransport.REFUSED, Unpooled.EMPTY_BUFFER);
             return;
         }
-        connections++;
+        connections.incrementAndGet();
         quic.closeFuture().addListener(f -> {
-            connections--;
             Channel socket = inner();
-            if (!isOpen() && connections == 0 && socket != null) {
-                socket.close();
+            if (connections.decrementAndGet() == 0 && !isOpen() && socket != null) {
+                closeSockets(socket);
             }
         });
     }
@@ -95,7 +123,7 @@ public final class QuicServerChannel extends AbstractHostingServerChannel<QuicSo
             return null;
         }
         child.attr(FerryChannels.TRANSPORT).set(transport);
-        quic.attr(QuicSocketChannel.OWNER).set(child);
+        QuicConnection.of(quic).add(child, stream.streamId());
         transport.track(child);
         accepted(child);
         return child;

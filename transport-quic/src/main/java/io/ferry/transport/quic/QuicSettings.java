@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The options of one QUIC connection or listener, validated once, and what they make of Netty's codec
  * builders: congestion control, flow-control windows, UDP payload size with path-MTU discovery, idle timeout
- * and TLS. The windows default to what a long fat path needs (8 MiB per stream, twice that per connection;
+ * and TLS. The windows default to what a long fat path needs (8 MiB per stream, 24 MiB per connection;
  * quiche grows a stream's window up to 16 MiB as the application keeps up), never the codec's 0.
  */
 final class QuicSettings {
@@ -32,7 +32,20 @@ final class QuicSettings {
     static final Set<ChannelOption<?>> PROTOCOL_OPTIONS = Set.of(
             FerryChannelOption.CONGESTION_CONTROL, FerryChannelOption.RECEIVE_BUFFER_SIZE, FerryChannelOption.PACKET_SIZE,
             FerryChannelOption.CONNECT_TIMEOUT, QuicOption.IDLE_TIMEOUT, QuicOption.SERVER_TLS, QuicOption.CLIENT_TLS,
-            QuicOption.PIN, QuicOption.GSO_SEGMENTS);
+            QuicOption.PIN, QuicOption.GSO_SEGMENTS, FerryChannelOption.SHARED_CONNECTION);
+    /** Data streams one connection may carry: as many as a striped connection has members (STREAMS' largest). */
+    static final int MAX_DATA_STREAMS = 64;
+    /**
+     * The connection's window in stream windows: room for a striped connection's streams to fill four windows
+     * between them (a plain connection's one stream is held to its own window anyway), up to
+     * {@link #MAX_CONNECTION_WINDOW}.
+     */
+    static final long CONNECTION_WINDOW_STREAMS = 4;
+    /**
+     * quiche's own ceiling for a connection's window (its {@code max_connection_window}, 24 MiB): an initial
+     * window above it let a striped connection's close stall behind a slow reader in the conformance suite.
+     */
+    static final long MAX_CONNECTION_WINDOW = 24 << 20;
 
     static final int DEFAULT_STREAM_WINDOW = 8 << 20;
     /** 1500-byte Ethernet less IPv4 and UDP headers; path-MTU discovery (RFC 8899) starts from 1200 and probes up to it. */
@@ -52,6 +65,8 @@ final class QuicSettings {
     final QuicSslContext clientTls;
     final String pin;
     final int gsoSegments;
+    /** The group whose connection a client shares, or null for a connection of its own. */
+    final String sharedConnection;
     private final ChannelOptions options;
 
     private QuicSettings(ChannelOptions options) {
@@ -79,6 +94,7 @@ final class QuicSettings {
             throw new IllegalArgumentException("QUIC_CLIENT_TLS needs a client context (QuicSslContextBuilder.forClient)");
         }
         this.gsoSegments = options.get(QuicOption.GSO_SEGMENTS).orElse(DEFAULT_GSO_SEGMENTS);
+        this.sharedConnection = options.get(FerryChannelOption.SHARED_CONNECTION).orElse(null);
     }
 
     /** The settings {@code options} ask for; they must be supported ({@link #supported()}). */
@@ -113,13 +129,13 @@ final class QuicSettings {
                 .maxSendUdpPayloadSize(payload)
                 .maxRecvUdpPayloadSize(65_527)
                 .discoverPmtu(true)
-                .initialMaxData(2L * streamWindow + 4 * RECEIPT_WINDOW)
+                .initialMaxData(Math.min(CONNECTION_WINDOW_STREAMS * streamWindow, MAX_CONNECTION_WINDOW) + 4 * RECEIPT_WINDOW)
                 .initialMaxStreamDataBidirectionalLocal(streamWindow)
                 .initialMaxStreamDataBidirectionalRemote(streamWindow)
                 .initialMaxStreamDataUnidirectional(RECEIPT_WINDOW)
-                // the client opens the one data stream; each end opens one receipt stream
-                .initialMaxStreamsBidirectional(server ? 1 : 0)
-                .initialMaxStreamsUnidirectional(1)
+                // the client opens the data streams (one, or a striped connection's members); each end one receipt stream for each
+                .initialMaxStreamsBidirectional(server ? MAX_DATA_STREAMS : 0)
+                .initialMaxStreamsUnidirectional(MAX_DATA_STREAMS)
                 .activeMigration(false);
     }
 

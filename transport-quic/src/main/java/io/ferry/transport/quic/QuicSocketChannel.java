@@ -2,7 +2,7 @@ package io.ferry.transport.quic;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.spi.AbstractStreamChannel;
-import io.ferry.transport.spi.FileRegionChunks;
+import io.ferry.transport.spi.GracefulClose;
 import io.ferry.transport.spi.HomeLoopGroup;
 import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.spi.StreamChannelConfig;
@@ -11,23 +11,16 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ConnectionPendingException;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,56 +29,47 @@ import java.util.concurrent.TimeUnit;
  * the event loop of its QUIC connection (a client's own UDP socket, or the listener's) and relays between
  * its pipeline and the codec's {@link QuicStreamChannel}: written bytes go to the stream only as far as the
  * stream's flow-control capacity reaches, the rest waiting in this channel's outbound buffer (its
- * writability is the user's backpressure); the stream is read ahead until {@link #PAUSE_AT} bytes wait for
+ * writability is the user's backpressure); the stream is read ahead until {@link QuicInbound#PAUSE_AT} bytes wait for
  * the pipeline. A graceful {@code close()} ends the stream and completes once the peer's receipts
  * ({@link QuicWire}) confirm every byte, or fails with {@link io.ferry.transport.UndeliveredDataException}.
  */
 public final class QuicSocketChannel extends AbstractStreamChannel implements HomeLoopGroup.HomeLoop {
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    /** The channel that presents a QUIC connection, on the connection (for its streams' and its own events). */
-    static final io.netty.util.AttributeKey<QuicSocketChannel> OWNER =
-            io.netty.util.AttributeKey.valueOf(QuicSocketChannel.class, "owner");
-    /** Bytes read ahead from the stream for the pipeline before the stream stops being read (its window then closes). */
-    static final long PAUSE_AT = 1 << 20;
-    static final long RESUME_AT = 256 << 10;
     /** How long a closed channel waits for the peer's end of stream before resetting the connection (Linux's tcp_fin_timeout). */
     static final java.time.Duration FIN_WAIT = java.time.Duration.ofSeconds(60);
-    /** The most one write hands to the stream from a file region. */
-    private static final int FILE_CHUNK = 256 << 10;
 
     private final QuicTransport transport;
     private final QuicSettings settings;
     private final StreamChannelConfig config;
     private final Receipts receipts = new Receipts();
-    private final ArrayDeque<Object> inbound = new ArrayDeque<>();
-    private final ReadLoop reads = new ReadLoop(this);
-    private final ReadLoop.Inbound inboundSide = new InboundSide();
-    private long queuedInbound;
-    private boolean delivering;
-    private boolean streamPaused;
+    private final StreamWrites writes = new StreamWrites(this::alloc, this::hand);
+    private final QuicInbound inbound = new QuicInbound(this);
 
-    /** A client's own UDP socket; null for an accepted connection. */
-    private Channel udp;
+    /** The QUIC connection this channel's stream is on, once the stream exists. */
+    private QuicConnection connection;
+    /** While a client dials: its UDP socket and QUIC connection, closed with the channel; then the connection's. */
+    private Channel dialUdp;
+    private QuicChannel dialQuic;
+    /** A client member of a shared connection lives on that connection's loop; null for any loop. */
+    private final EventLoop clientHome;
     private QuicChannel quic;
     private QuicStreamChannel stream;
     private InetSocketAddress remote;
     private InetSocketAddress bindAddress;
-    private ChannelPromise connectPromise;
-    private ScheduledFuture<?> connectTimeout;
     private QuicLinger lingering;
     private boolean outputShutdown;
     private boolean endReceived;
-    private boolean connectionClosed;
     private ScheduledFuture<?> keepAlive;
     private volatile TransportStatistics lastStatistics;
 
-    /** A client connection, not yet connected. */
-    QuicSocketChannel(QuicTransport transport, QuicSettings settings) {
+    /** A client connection, not yet connected; {@code home} the loop of the connection it will share, or null. */
+    QuicSocketChannel(QuicTransport transport, QuicSettings settings, EventLoop home) {
         super(null);
         this.transport = transport;
         this.settings = settings;
         this.config = newConfig();
+        this.clientHome = home;
     }
 
     /** A connection a listener accepted: its stream arrived with Ferry's preamble. */
@@ -95,8 +79,11 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         this.settings = settings;
         this.config = newConfig();
         this.quic = stream.parent();
+        this.connection = QuicConnection.of(quic);
         this.stream = stream;
+        this.clientHome = null;
         this.remote = (InetSocketAddress) quic.remoteSocketAddress();
+        this.receipts.reportOn(stream.streamId());
         this.active = true;
         startKeepAlive(stream.eventLoop());
     }
@@ -105,14 +92,14 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     private void startKeepAlive(EventLoop loop) {
         long period = settings.idleTimeout.toMillis() / 3;
         keepAlive = loop.scheduleAtFixedRate(() -> {
-            if (quic != null && !connectionClosed && open) {
+            if (quic != null && !isConnectionClosed() && open) {
                 receipts.keepAlive(quic);
             }
         }, period, period, TimeUnit.MILLISECONDS);
     }
 
     private StreamChannelConfig newConfig() {
-        return new StreamChannelConfig(this, () -> settings.streamWindow, () -> settings.streamWindow, reads::autoReadCleared);
+        return new StreamChannelConfig(this, () -> settings.streamWindow, () -> settings.streamWindow, inbound.reads::autoReadCleared);
     }
 
     // ------------------------------------------------------------------ Channel
@@ -133,10 +120,13 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         return p instanceof QuicServerChannel listener ? listener : null;
     }
 
-    /** An accepted connection lives on its QUIC connection's loop; a client opens its socket on any. */
+    /** An accepted connection lives on its QUIC connection's loop; a client on its shared connection's, or any. */
     @Override
     public EventLoop homeLoop() {
-        return parent() == null || stream == null ? null : stream.eventLoop();
+        if (parent() == null) {
+            return clientHome;
+        }
+        return stream == null ? null : stream.eventLoop();
     }
 
     @Override
@@ -147,10 +137,10 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     @Override
     protected SocketAddress localAddress0() {
-        if (udp != null) {
-            return udp.localAddress();
+        if (connection != null) {
+            return connection.localAddress();
         }
-        return quic != null ? quic.localSocketAddress() : bindAddress;
+        return dialUdp != null ? dialUdp.localAddress() : bindAddress;
     }
 
     @Override
@@ -166,7 +156,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     /** Binding a client before it connects chooses where its UDP socket binds. */
     @Override
     protected void doBind(SocketAddress localAddress) {
-        if (parent() != null || quic != null || connectPromise != null) {
+        if (parent() != null || quic != null || dialUdp != null || connectPromise != null) {
             throw new IllegalStateException("a QUIC connection binds before it connects, once");
         }
         if (!(localAddress instanceof InetSocketAddress)) {
@@ -177,7 +167,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     @Override
     protected void doBeginRead() {
-        reads.requested();
+        inbound.reads.requested();
         deliverInbound();
     }
 
@@ -193,45 +183,18 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     }
 
     /**
-     * Hands flushed messages to the stream as far as its capacity reaches, so that the stream never queues
-     * (its end-of-stream then always follows every byte); the stream's writability brings the rest.
+     * Hands flushed messages to the stream as far as its capacity reaches ({@link StreamWrites}); the stream's
+     * writability brings the rest.
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
         if (stream == null || !active) {
             throw new ClosedChannelException();
         }
-        for (Object msg; (msg = in.current()) != null; ) {
-            long capacity = stream.bytesBeforeUnwritable();
-            if (capacity <= 0) {
-                break;
-            }
-            if (msg instanceof ByteBuf buf) {
-                int n = buf.readableBytes();
-                int take = (int) Math.min(n, capacity);
-                if (take > 0) {
-                    hand(buf.retainedSlice(buf.readerIndex(), take));
-                }
-                if (take == n) {
-                    in.remove();
-                } else {
-                    in.removeBytes(take);
-                }
-            } else {
-                FileRegion region = (FileRegion) msg;
-                ByteBuf chunk = FileRegionChunks.next(region, alloc(), (int) Math.min(capacity, FILE_CHUNK));
-                if (chunk != null) {
-                    int n = chunk.readableBytes();
-                    hand(chunk);
-                    in.progress(n);
-                }
-                if (region.transferred() >= region.count()) {
-                    in.remove();
-                }
-            }
-        }
+        writes.write(in, stream::bytesBeforeUnwritable);
     }
 
+    /** Gives {@code bytes} to the stream, counted for the receipts. */
     private void hand(ByteBuf bytes) {
         receipts.handed(bytes.readableBytes());
         stream.write(bytes).addListener(f -> {
@@ -257,14 +220,10 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         open = false;
         active = false;
         releaseInbound();
-        if (connectTimeout != null) {
-            connectTimeout.cancel(false);
-        }
         if (keepAlive != null) {
             keepAlive.cancel(false);
         }
-        ChannelPromise connecting = connectPromise;
-        connectPromise = null;
+        ChannelPromise connecting = takeConnectPromise();
         if (connecting != null) {
             connecting.tryFailure(new ClosedChannelException());
         }
@@ -272,49 +231,34 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     }
 
     /**
-     * Ends the QUIC connection behind a closed channel, as TCP ends a closed socket. Its close code tells the
-     * peer whether this end has its whole stream ({@link QuicTransport#NO_ERROR}, which a lingering peer takes
-     * as its confirmation) or not ({@link QuicTransport#STOPPED}, a reset). A close whose bytes the peer did not
-     * confirm ends it now. A clean close with the peer's end already in closes after a few round trips, in which
-     * this end's last receipt may still be sent again (Netty frees a closed connection at once, so a lost
-     * CONNECTION_CLOSE is not repeated). A clean close before the peer's end waits for it, as TCP's FIN-WAIT-2:
-     * the end brings that close ({@link #streamEnded}); {@link #FIN_WAIT} passing without it resets the connection.
+     * Tells the QUIC connection behind a closed channel how this end ended, as TCP ends a closed socket: its
+     * close code tells the peer whether this end has its whole stream ({@link QuicTransport#NO_ERROR}, which a
+     * lingering peer takes as its confirmation) or not ({@link QuicTransport#STOPPED}, a reset). A close whose
+     * bytes the peer did not confirm ends it now. A clean close with the peer's end already in closes after a
+     * few round trips, in which this end's last receipt may still be sent again (Netty frees a closed
+     * connection at once, so a lost CONNECTION_CLOSE is not repeated). A clean close before the peer's end
+     * waits for it, as TCP's FIN-WAIT-2: the end brings that close ({@link #streamEnded}); {@link #FIN_WAIT}
+     * passing without it resets the connection. A connection shared by several channels ends after the last.
      */
     private void endConnection() {
-        if (quic == null) {
-            closeUdp();
-            return;
-        }
-        if (connectionClosed) {
+        if (connection == null) {
+            closeDialing();
             return;
         }
         if (!receipts.endConfirmed()) {
-            reset(endReceived ? QuicTransport.NO_ERROR : QuicTransport.STOPPED);
-        } else if (endReceived) {
-            transport.drain(quic, drainTime());
+            connection.ended(this, endReceived ? QuicConnection.Ending.UNCONFIRMED : QuicConnection.Ending.STOPPED);
         } else {
-            stream.eventLoop().schedule(() -> reset(QuicTransport.GONE), FIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            connection.ended(this, endReceived ? QuicConnection.Ending.CLEAN : QuicConnection.Ending.WAITING);
         }
     }
 
-    /** Closes the QUIC connection now with {@code code}. */
-    private void reset(int code) {
-        if (quic != null && !connectionClosed) {
-            connectionClosed = true;
-            quic.close(true, code, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+    /** A client closed while it dialed: what it opened goes. */
+    private void closeDialing() {
+        if (dialQuic != null) {
+            dialQuic.close(true, QuicTransport.ABORTED, io.netty.buffer.Unpooled.EMPTY_BUFFER);
         }
-    }
-
-    /** Four round trips (two probe timeouts), at least 100 ms and at most 2 s. */
-    private long drainTime() {
-        io.netty.handler.codec.quic.QuicConnectionPathStats path = quic.isActive() ? quic.collectPathStats(0).getNow() : null;
-        long rttMillis = path == null ? 100 : path.rtt() / 1_000_000;
-        return Math.max(100, Math.min(2_000, 4 * rttMillis));
-    }
-
-    private void closeUdp() {
-        if (udp != null) {
-            udp.close();
+        if (dialUdp != null) {
+            dialUdp.close();
         }
     }
 
@@ -329,8 +273,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     @Override
     protected void shutdownInput0(ChannelPromise promise) {
         inputShutdown = true;
-        releaseInbound();
-        resumeStream();
+        releaseInbound(); // and reads the stream again: what comes is dropped
         promise.setSuccess();
     }
 
@@ -346,32 +289,35 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     // ------------------------------------------------------------------ connecting (client)
 
-    /** The client's UDP socket is bound and the QUIC handshake finished with {@code stream} open: the channel is active. */
-    void connected(Channel udp, QuicStreamChannel stream) {
+    /** The QUIC connection exists and {@code stream} is open on it for this channel: the channel is active. */
+    void connected(QuicConnection connection, QuicStreamChannel stream) {
+        this.connection = connection;
+        this.quic = connection.quic();
         this.stream = stream;
-        this.quic = stream.parent();
+        this.dialUdp = null;
+        this.dialQuic = null;
+        connection.add(this, stream.streamId());
+        receipts.reportOn(stream.streamId());
         stream.writeAndFlush(QuicWire.preamble(stream.alloc()));
         active = true;
         startKeepAlive(stream.eventLoop());
-        ChannelPromise promise = connectPromise;
-        connectPromise = null;
+        ChannelPromise promise = takeConnectPromise();
         if (promise != null && promise.trySuccess()) {
             pipeline().fireChannelActive();
         }
-        this.udp = udp;
     }
 
-    /** The client's socket, before the connection exists: it closes with the channel. */
+    /** The socket this client dials from, before the connection exists: it closes with the channel. */
     void socketOpened(Channel udp) {
-        this.udp = udp;
+        this.dialUdp = udp;
         if (!open) {
             udp.close();
         }
     }
 
-    /** The client's QUIC connection, before its stream exists. */
+    /** The QUIC connection this client dialed, before its stream exists. */
     void connectionOpened(QuicChannel quic) {
-        this.quic = quic;
+        this.dialQuic = quic;
         if (!open) {
             quic.close();
         }
@@ -379,18 +325,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     /** A connect failed (any step): the channel closes, the connect's promise fails with {@code cause}. */
     void connectFailed(Throwable cause) {
-        ChannelPromise promise = connectPromise;
-        connectPromise = null;
-        if (promise != null) {
-            promise.tryFailure(cause);
-        }
-        if (open) {
-            unsafe().close(unsafe().voidPromise());
-        }
-    }
-
-    boolean isConnecting() {
-        return connectPromise != null && !connectPromise.isDone();
+        failConnect(cause);
     }
 
     InetSocketAddress bindAddress() {
@@ -410,12 +345,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
             data.release();
             return;
         }
-        inbound.add(data);
-        queuedInbound += data.readableBytes();
-        if (queuedInbound > PAUSE_AT && !streamPaused) {
-            streamPaused = true;
-            stream.config().setAutoRead(false);
-        }
+        inbound.add(data, stream);
         deliverInbound();
     }
 
@@ -440,7 +370,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     /** The stream can take bytes again. */
     void streamWritable() {
         if (open && active && stream.bytesBeforeUnwritable() > 0) {
-            ((QuicUnsafe) unsafe()).resumeWrites();
+            ((StreamUnsafe) unsafe()).resumeWrites();
             if (lingering != null) {
                 lingering.progress();
             }
@@ -475,11 +405,9 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
      * reading that is an end of stream, as a TCP peer's exit is.
      */
     void connectionClosed(IOException why, boolean peerHasAll, boolean peerGone) {
-        connectionClosed = true;
         if (peerHasAll && outputShutdown) {
             receipts.confirmAll();
         }
-        closeUdp();
         if (connectPromise != null && !connectPromise.isDone()) {
             connectFailed(why != null ? why : new ClosedChannelException());
             return;
@@ -496,7 +424,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
             inbound.add(ReadLoop.END); // delivered after the bytes before it; the channel then closes
             deliverInbound();
         } else if (why != null || !endReceived) {
-            deliverInbound(); // what arrived before the end goes first
+            drainInbound(); // what arrived before the end goes first, then the error, then the close
             if (active) {
                 pipeline().fireExceptionCaught(why != null ? why
                         : new IOException("the QUIC connection to " + remote + " closed before its stream ended"));
@@ -507,7 +435,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     }
 
     boolean isConnectionClosed() {
-        return connectionClosed;
+        return connection != null && connection.isClosed();
     }
 
     /** Whether the peer's end of stream arrived (on the connection's loop). */
@@ -518,80 +446,34 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     // ------------------------------------------------------------------ inbound delivery
 
     private void deliverInbound() {
-        if (delivering || !isRegistered()) {
-            return;
-        }
-        delivering = true;
-        try {
-            reads.drain(inbound, inboundSide);
-        } finally {
-            delivering = false;
-        }
-        if (streamPaused && queuedInbound < RESUME_AT) {
-            resumeStream();
-        }
+        drainInbound();
         closeWhenDrained();
     }
 
-    private void resumeStream() {
-        if (streamPaused && stream != null) {
-            streamPaused = false;
-            stream.config().setAutoRead(true);
-        }
+    /** Hands the pipeline what it asked for of what arrived; the channel stays open (see {@link #closeWhenDrained}). */
+    private void drainInbound() {
+        inbound.drain();
+        inbound.resumeIfDrained();
     }
 
+    /** Once the QUIC connection is over, the channel closes as soon as the application has read everything. */
     private void closeWhenDrained() {
-        if (connectionClosed && open && inbound.isEmpty() && !delivering) {
-            if (isRegistered()) {
-                reads.complete();
-            }
-            unsafe().close(unsafe().voidPromise());
-        }
+        inbound.closeIfOver(isConnectionClosed());
     }
 
     private void releaseInbound() {
-        for (Object o; (o = inbound.poll()) != null; ) {
-            ReferenceCountUtil.release(o);
-        }
-        queuedInbound = 0;
-        resumeStream();
+        inbound.release();
+        inbound.resumeIfDrained();
     }
 
-    private void endOfInput() {
-        inputShutdown = true;
-        if (config.isAllowHalfClosure()) {
-            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
-        } else {
-            unsafe().close(unsafe().voidPromise());
-        }
+    /** Whether the pipeline takes bytes now: open, not closing, still reading. */
+    boolean acceptsInbound() {
+        return open && lingering == null && !inputShutdown;
     }
 
-    private final class InboundSide implements ReadLoop.Inbound {
-        @Override
-        public boolean accepting() {
-            return open && lingering == null && !inputShutdown;
-        }
-
-        @Override
-        public void endOfInput() {
-            QuicSocketChannel.this.endOfInput();
-        }
-
-        @Override
-        public void consumed(int bytes) {
-            queuedInbound -= bytes;
-        }
-
-        @Override
-        public boolean moreMayCome() {
-            return !inbound.isEmpty();
-        }
-
-        @Override
-        public boolean batchContinues() {
-            return false;
-        }
+    /** The end of stream reached the application. */
+    void inputEnded() {
+        endInput();
     }
 
     // ------------------------------------------------------------------ abort, linger, statistics
@@ -608,7 +490,9 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     }
 
     private void abort0(ChannelPromise promise) {
-        reset(QuicTransport.ABORTED);
+        if (connection != null) {
+            connection.close(QuicTransport.ABORTED);
+        }
         if (lingering != null) {
             lingering.failed("the connection was aborted");
         }
@@ -648,7 +532,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     }
 
     void closeNow(ChannelPromise promise) {
-        ((QuicUnsafe) unsafe()).closeNow(promise);
+        ((StreamUnsafe) unsafe()).closeNow(promise);
     }
 
     /** A statistics snapshot; computed on the event loop. */
@@ -665,7 +549,8 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     }
 
     private TransportStatistics statistics0() {
-        TransportStatistics s = QuicStatistics.of(quic, connectionClosed, receipts, implementation(), lastStatistics);
+        QuicChannel network = connection == null || connection.reportsConnection(this) ? quic : null;
+        TransportStatistics s = QuicStatistics.of(network, isConnectionClosed(), receipts, implementation(), lastStatistics);
         lastStatistics = s;
         return s;
     }
@@ -678,80 +563,48 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         return settings;
     }
 
-    private final class QuicUnsafe extends AbstractUnsafe {
+    private final class QuicUnsafe extends StreamUnsafe {
         @Override
-        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
-            if (promise.isCancelled() || !ensureOpen(promise)) {
-                return;
-            }
-            if (connectPromise != null) {
-                promise.setFailure(new ConnectionPendingException());
-                return;
-            }
-            if (quic != null) {
-                promise.setFailure(new AlreadyConnectedException());
-                return;
-            }
-            if (!(remoteAddress instanceof InetSocketAddress target)) {
-                promise.setFailure(new IllegalArgumentException("QUIC needs an InetSocketAddress, got " + remoteAddress));
-                return;
-            }
-            if (localAddress != null) {
-                try {
-                    doBind(localAddress);
-                } catch (RuntimeException e) {
-                    promise.setFailure(e);
-                    return;
-                }
-            }
-            connectPromise = promise;
+        protected String protocol() {
+            return "QUIC";
+        }
+
+        @Override
+        protected boolean connectionStarted() {
+            return quic != null || dialUdp != null;
+        }
+
+        @Override
+        protected void startConnect(InetSocketAddress target) {
             remote = target;
-            int timeoutMillis = config.getConnectTimeoutMillis();
-            if (timeoutMillis > 0) {
-                connectTimeout = eventLoop().schedule(() -> {
-                    if (connectPromise == promise && !promise.isDone()) {
-                        connectFailed(new ConnectTimeoutException("connection timed out after " + timeoutMillis + " ms: " + target));
-                    }
-                }, timeoutMillis, TimeUnit.MILLISECONDS);
-            }
-            promise.addListener(f -> {
-                if (connectTimeout != null) {
-                    connectTimeout.cancel(false);
-                    connectTimeout = null;
-                }
-                if (f.isCancelled()) {
-                    connectPromise = null;
-                    close(voidPromise());
-                }
-            });
             transport.openClient(QuicSocketChannel.this, target);
         }
 
-        void resumeWrites() {
-            flush0();
-        }
-
-        /** A graceful close of an established connection lingers (see the class comment); any other close is Netty's own. */
         @Override
-        public void close(ChannelPromise promise) {
-            if (lingering != null && lingering.waiting.join(promise)) {
-                return;
-            }
-            if (lingering == null && open && active && stream != null && !connectionClosed) {
-                if (config.getLinger().isZero()) {
-                    abort0(promise);
-                } else if (promise.setUncancellable()) {
-                    lingering = new QuicLinger(QuicSocketChannel.this, promise, config.getLinger());
-                    releaseInbound();
-                    lingering.start();
-                }
-                return;
-            }
-            super.close(promise);
+        protected GracefulClose lingering() {
+            return lingering == null ? null : lingering.waiting;
         }
 
-        void closeNow(ChannelPromise promise) {
-            super.close(promise);
+        @Override
+        protected boolean canLinger() {
+            return stream != null && !isConnectionClosed();
+        }
+
+        @Override
+        protected java.time.Duration linger() {
+            return config.getLinger();
+        }
+
+        @Override
+        protected void startLingering(ChannelPromise promise) {
+            lingering = new QuicLinger(QuicSocketChannel.this, promise, config.getLinger());
+            releaseInbound();
+            lingering.start();
+        }
+
+        @Override
+        protected void abort(ChannelPromise promise) {
+            abort0(promise);
         }
     }
 }

@@ -19,7 +19,7 @@ import java.security.GeneralSecurityException;
 final class QuicTls {
 
     /** The application protocol both ends name in the handshake (RFC 9001 section 8.1 requires one). */
-    static final String ALPN = "ferry/1";
+    static final String ALPN = QuicTransport.APPLICATION_PROTOCOL;
 
     private SelfSignedCertificates.Generated selfSigned;
 

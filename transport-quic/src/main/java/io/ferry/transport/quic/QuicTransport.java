@@ -28,11 +28,16 @@ import io.netty.handler.codec.quic.QuicServerCodecBuilder;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +53,8 @@ public final class QuicTransport implements Transport {
 
     /** The transport's name and scheme. */
     public static final String NAME = "quic";
+    /** The application protocol (ALPN) both ends name in QUIC's handshake; a user's TLS context must offer it. */
+    public static final String APPLICATION_PROTOCOL = "ferry/1";
 
     /**
      * Application close codes (RFC 9000 section 20.2) Ferry sends in CONNECTION_CLOSE and STOP_SENDING.
@@ -69,6 +76,7 @@ public final class QuicTransport implements Transport {
     /** Every QUIC connection, so that closing the transport closes each with a CONNECTION_CLOSE, not by silence. */
     private final ChannelGroup connections = new DefaultChannelGroup("ferry-quic-connections", GlobalEventExecutor.INSTANCE);
     private final QuicTls tls = new QuicTls();
+    private final SharedConnections shared = new SharedConnections();
 
     QuicTransport(QuicIo io) {
         this.io = io;
@@ -109,7 +117,8 @@ public final class QuicTransport implements Transport {
     }
 
     private QuicSocketChannel newClient(QuicSettings settings) {
-        QuicSocketChannel channel = new QuicSocketChannel(this, settings);
+        EventLoop home = settings.sharedConnection == null ? null : shared.loop(settings.sharedConnection, group::next);
+        QuicSocketChannel channel = new QuicSocketChannel(this, settings, home);
         settings.applyTo(channel);
         if (settings.connectTimeout != null) {
             channel.config().setConnectTimeoutMillis((int) settings.connectTimeout.toMillis());
@@ -120,10 +129,36 @@ public final class QuicTransport implements Transport {
     }
 
     /**
-     * Opens a client's UDP socket on its channel's loop, connected to {@code remote}, then the QUIC connection
-     * and its stream; the channel is told at each step ({@link QuicSocketChannel#connected}).
+     * Connects a client: its stream opens on the QUIC connection it shares with its group's other channels
+     * ({@link io.ferry.transport.FerryChannelOption#SHARED_CONNECTION}), dialed by the first of them, or on a
+     * connection of its own; the channel is told at each step ({@link QuicSocketChannel#connected}).
      */
     void openClient(QuicSocketChannel channel, InetSocketAddress remote) {
+        String group = channel.settings().sharedConnection;
+        Future<QuicConnection> connection = group == null ? dial(channel, remote)
+                : shared.connection(group, () -> dial(channel, remote));
+        connection.addListener(f -> {
+            if (!f.isSuccess()) {
+                channel.connectFailed(f.cause());
+                return;
+            }
+            QuicConnection c = (QuicConnection) f.getNow();
+            c.quic().createStream(QuicStreamType.BIDIRECTIONAL, new StreamRelay(channel)).addListener(s -> {
+                if (s.isSuccess()) {
+                    channel.connected(c, (QuicStreamChannel) s.getNow());
+                } else {
+                    channel.connectFailed(s.cause());
+                }
+            });
+        });
+    }
+
+    /**
+     * Opens a UDP socket on {@code channel}'s loop, connected to {@code remote}, and a QUIC connection over it;
+     * the socket and the connection close with {@code channel} while it dials.
+     */
+    private Future<QuicConnection> dial(QuicSocketChannel channel, InetSocketAddress remote) {
+        Promise<QuicConnection> dialed = channel.eventLoop().newPromise();
         QuicSettings settings = channel.settings();
         ChannelHandler codec;
         try {
@@ -132,8 +167,7 @@ public final class QuicTransport implements Transport {
             codec = settings.configure(new QuicClientCodecBuilder(), false)
                     .sslEngineProvider(q -> tlsContext.newEngine(q.alloc(), remote.getHostString(), remote.getPort())).build();
         } catch (RuntimeException e) {
-            channel.connectFailed(e);
-            return;
+            return dialed.setFailure(e);
         }
         Bootstrap b = new Bootstrap().group(channel.eventLoop()).channel(io.datagramChannelClass())
                 .handler(new ChannelInitializer<>() {
@@ -146,13 +180,13 @@ public final class QuicTransport implements Transport {
         ChannelFuture socket = b.connect(remote, channel.bindAddress());
         sockets.add(socket.channel());
         channel.socketOpened(socket.channel());
+        socket.channel().closeFuture().addListener(f -> dialed.tryFailure(new ClosedChannelException()));
         socket.addListener(f -> {
             if (!f.isSuccess()) {
-                channel.connectFailed(f.cause());
+                dialed.tryFailure(f.cause());
                 return;
             }
             QuicChannel.newBootstrap(socket.channel())
-                    .attr(QuicSocketChannel.OWNER, channel)
                     .option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR, io.segmentedAllocator(settings.gsoSegments))
                     .handler(new ConnectionEvents())
                     .streamHandler(new IncomingStreams(null))
@@ -160,21 +194,19 @@ public final class QuicTransport implements Transport {
                     .connect()
                     .addListener(q -> {
                         if (!q.isSuccess()) {
-                            channel.connectFailed(q.cause());
+                            dialed.tryFailure(q.cause());
                             return;
                         }
                         QuicChannel quic = (QuicChannel) q.getNow();
                         connections.add(quic);
+                        QuicConnection connection = new QuicConnection(this, quic, socket.channel());
                         channel.connectionOpened(quic);
-                        quic.createStream(QuicStreamType.BIDIRECTIONAL, new StreamRelay(channel)).addListener(s -> {
-                            if (s.isSuccess()) {
-                                channel.connected(socket.channel(), (QuicStreamChannel) s.getNow());
-                            } else {
-                                channel.connectFailed(s.cause());
-                            }
-                        });
+                        if (!dialed.trySuccess(connection)) {
+                            connection.close(ABORTED);
+                        }
                     });
         });
+        return dialed;
     }
 
     // ------------------------------------------------------------------ listener
@@ -199,35 +231,68 @@ public final class QuicTransport implements Transport {
         return server;
     }
 
-    /** Binds a listener's UDP socket with the QUIC server codec, on the listener's loop. */
+    /**
+     * Binds a listener's UDP sockets, each with a QUIC server codec of its own: one on the listener's loop and,
+     * where the sockets are epoll's, one more on each other loop of this transport, bound to the same port with
+     * {@code SO_REUSEPORT}. The kernel hands each peer's datagrams (by address and port) always to the same
+     * socket, so a connection lives on that socket's loop and the listener's connections spread over every loop.
+     */
     void bindListener(QuicServerChannel server, InetSocketAddress local, ChannelPromise promise) {
-        QuicSettings settings = server.settings();
-        ChannelHandler codec;
+        ChannelFuture first;
         try {
-            codec = settings.configure(new QuicServerCodecBuilder(), true)
-                    .sslContext(tls.server(settings.serverTls))
-                    .tokenHandler(null) // no Retry round trip (RFC 9000 section 8.1); quiche still limits what an unvalidated address gets
-                    .option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR, io.segmentedAllocator(settings.gsoSegments))
-                    .handler(new ChannelInitializer<QuicChannel>() {
-                        @Override
-                        protected void initChannel(QuicChannel quic) {
-                            quic.pipeline().addLast(new ConnectionEvents());
-                            connections.add(quic);
-                            server.connectionOpened(quic);
-                        }
-                    })
-                    .streamHandler(new IncomingStreams(server))
-                    .build();
+            first = bindListenerSocket(server, server.eventLoop(), local);
         } catch (RuntimeException e) {
             promise.tryFailure(e);
             server.close();
             return;
         }
-        Bootstrap b = new Bootstrap().group(server.eventLoop()).channel(io.datagramChannelClass()).handler(codec);
-        io.configure(b);
+        first.addListener(f -> {
+            List<ChannelFuture> more = new ArrayList<>();
+            if (f.isSuccess() && io.reusesPorts()) {
+                InetSocketAddress bound = (InetSocketAddress) first.channel().localAddress();
+                for (io.netty.util.concurrent.EventExecutor loop : group) {
+                    if (loop != server.eventLoop()) {
+                        more.add(bindListenerSocket(server, (EventLoop) loop, bound));
+                    }
+                }
+            }
+            if (more.isEmpty()) {
+                server.socketsBound(first, more, promise); // on the listener's loop: the first socket's
+                return;
+            }
+            java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger(more.size());
+            for (ChannelFuture m : more) {
+                m.addListener(done -> {
+                    if (pending.decrementAndGet() == 0) {
+                        server.eventLoop().execute(() -> server.socketsBound(first, more, promise));
+                    }
+                });
+            }
+        });
+    }
+
+    private ChannelFuture bindListenerSocket(QuicServerChannel server, EventLoop loop, InetSocketAddress local) {
+        QuicSettings settings = server.settings();
+        ChannelHandler codec = settings.configure(new QuicServerCodecBuilder(), true)
+                .sslContext(tls.server(settings.serverTls))
+                .tokenHandler(null) // no Retry round trip (RFC 9000 section 8.1); quiche still limits what an unvalidated address gets
+                .option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR, io.segmentedAllocator(settings.gsoSegments))
+                .handler(new ChannelInitializer<QuicChannel>() {
+                    @Override
+                    protected void initChannel(QuicChannel quic) {
+                        quic.pipeline().addLast(new ConnectionEvents());
+                        connections.add(quic);
+                        new QuicConnection(QuicTransport.this, quic, null);
+                        server.connectionOpened(quic);
+                    }
+                })
+                .streamHandler(new IncomingStreams(server))
+                .build();
+        Bootstrap b = new Bootstrap().group(loop).channel(io.datagramChannelClass()).handler(codec);
+        io.configureListener(b);
         ChannelFuture bound = b.bind(local);
         sockets.add(bound.channel());
-        bound.addListener(f -> server.eventLoop().execute(() -> server.socketBound(bound, promise)));
+        return bound;
     }
 
     // ------------------------------------------------------------------ bootstraps
@@ -295,8 +360,8 @@ public final class QuicTransport implements Transport {
         for (Channel c : connections) {
             QuicChannel quic = (QuicChannel) c;
             quic.eventLoop().execute(() -> {
-                QuicSocketChannel owner = quic.attr(QuicSocketChannel.OWNER).get();
-                quic.close(true, owner != null && owner.hasPeersEnd() ? NO_ERROR : GONE, Unpooled.EMPTY_BUFFER);
+                QuicConnection connection = QuicConnection.of(quic);
+                quic.close(true, connection != null && connection.allHavePeersEnd() ? NO_ERROR : GONE, Unpooled.EMPTY_BUFFER);
             });
         }
         connections.newCloseFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);

@@ -26,6 +26,8 @@ final class Receipts {
     private boolean endReported;
     private QuicStreamChannel out;
     private boolean opening;
+    /** The data stream these receipts report on, named at the head of the receipt stream; -1 before it exists. */
+    private long dataStream = -1;
     private io.netty.util.concurrent.ScheduledFuture<?> delayed;
 
     private long handed;
@@ -33,6 +35,11 @@ final class Receipts {
     private boolean endConfirmed;
 
     // ------------------------------------------------------------------ this end as receiver
+
+    /** The data stream is {@code streamId}: the receipt stream, once opened, names it first. */
+    void reportOn(long streamId) {
+        dataStream = streamId;
+    }
 
     /** {@code bytes} of the peer's stream arrived. */
     void received(QuicChannel quic, long bytes) {
@@ -76,13 +83,14 @@ final class Receipts {
             sendLatest();
             return;
         }
-        if (opening || !quic.isActive()) {
+        if (opening || dataStream < 0 || !quic.isActive()) {
             return;
         }
         opening = true;
         quic.createStream(QuicStreamType.UNIDIRECTIONAL, null).addListener(f -> {
             if (f.isSuccess()) {
                 out = (QuicStreamChannel) f.getNow();
+                out.write(QuicWire.receiptHeader(out.alloc(), dataStream));
                 reported = -1; // the first receipt goes even if it reports nothing new
                 sendLatest();
             }

@@ -87,10 +87,28 @@ public final class StripedTransport implements Transport {
         return Collections.unmodifiableSet(all);
     }
 
-    private static ChannelOptions memberOptions(ChannelOptions options) {
+    /**
+     * The options of one striped channel's members: the channel's own taken out and, where the underlying
+     * transport can carry several streams in one connection (QUIC), a {@link FerryChannelOption#SHARED_CONNECTION}
+     * of their own, so that the members are streams of one connection under one congestion controller.
+     */
+    private ChannelOptions memberOptions(ChannelOptions options) {
+        return memberOptions(options, false);
+    }
+
+    /** The options of one client's members: each client's its own connection to share. */
+    private ChannelOptions clientMemberOptions(ChannelOptions options) {
+        return memberOptions(options, true);
+    }
+
+    private ChannelOptions memberOptions(ChannelOptions options, boolean client) {
         ChannelOptions.Builder b = options.toBuilder();
         for (ChannelOption<?> own : OWN) {
             b.remove(own);
+        }
+        if (client && underlying.supportedOptions().contains(FerryChannelOption.SHARED_CONNECTION)
+                && options.get(FerryChannelOption.SHARED_CONNECTION).isEmpty()) {
+            b.set(FerryChannelOption.SHARED_CONNECTION, "striped-" + UUID.randomUUID());
         }
         return b.build();
     }
@@ -144,7 +162,7 @@ public final class StripedTransport implements Transport {
     public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
         options.requireSupported(name(), supportedOptions());
         int count = options.get(FerryChannelOption.STREAMS).orElse(1);
-        ChannelOptions members = memberOptions(options);
+        ChannelOptions members = clientMemberOptions(options);
         Duration timeout = options.get(FerryChannelOption.CONNECT_TIMEOUT).orElse(HANDSHAKE_TIMEOUT);
         StripedChannel striped = new StripedChannel(null, this, count, linger(options));
         applyOwn(striped, options);
@@ -165,7 +183,7 @@ public final class StripedTransport implements Transport {
                 .orElse(Duration.ofMillis(striped.config().getConnectTimeoutMillis()));
         // the bootstrap's CONNECT_TIMEOUT_MILLIS bounds the members' own connects too: a member whose SYN
         // goes unanswered would otherwise wait for its transport's default
-        ChannelOptions members = memberOptions(options).toBuilder().set(FerryChannelOption.CONNECT_TIMEOUT, timeout).build();
+        ChannelOptions members = clientMemberOptions(options).toBuilder().set(FerryChannelOption.CONNECT_TIMEOUT, timeout).build();
         java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector;
         if (local == null) {
             connector = init -> underlying.connect(remote, init, members);
