@@ -5,6 +5,8 @@ import io.ferry.cli.metrics.ReceiverMeters;
 import io.ferry.cli.progress.Sizes;
 import io.ferry.cli.report.JsonSummary;
 import io.ferry.cli.tls.ReceiverTls;
+import io.ferry.transport.quic.QuicOption;
+import io.ferry.transport.quic.QuicTransport;
 import io.ferry.cli.tls.SenderCertificateCheck;
 import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.Checksum;
@@ -176,7 +178,7 @@ final class ReceiveCommand implements Callable<Integer> {
         try {
             TransportUri asked = TransportArgs.uri(spec, ferry, "--listen", listen, true);
             // Striped, so that a sender may use any number of streams (ferry send --streams N).
-            ChannelOptions options = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, asked, opts), 1);
+            ChannelOptions listenOptions = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, asked, opts), 1);
             try {
                 Files.createDirectories(dir);
             } catch (IOException e) {
@@ -196,9 +198,21 @@ final class ReceiveCommand implements Callable<Integer> {
                     return 1;
                 }
             }
+            // QUIC carries TLS itself: the receiver's certificate and sender check become QUIC's, not a second TLS inside it
+            boolean quicTls = receiverTls != null && QuicTransport.NAME.equals(asked.scheme());
+            ChannelOptions options;
+            try {
+                options = quicTls ? listenOptions.toBuilder().set(QuicOption.SERVER_TLS, receiverTls.quic()).build() : listenOptions;
+            } catch (IOException e) {
+                err.println("ferry receive: " + e.getMessage());
+                return 1;
+            }
             CompletableFuture<Integer> firstSession = new CompletableFuture<>();
             ReceiverEvents events = meters == null ? events(out, err, firstSession) : meters.counting(events(out, err, firstSession));
-            ReceiverTls sessionTls = receiverTls;
+            ReceiverTls sessionTls = quicTls ? null : receiverTls;
+            if (quicTls && senderCheck != null) {
+                senderCheck.onRefusal(why -> events.failed("TLS with a QUIC sender failed: TLS: " + why));
+            }
             ChannelFuture bound = ferry.listen(listen, new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
@@ -232,7 +246,7 @@ final class ReceiveCommand implements Callable<Integer> {
                 human.printf(Locale.ROOT, "TLS certificate %s%s; senders: ferry send --tls --pin %s%s ...%n", receiverTls.fingerprint(),
                         cert == null ? " (self-signed, generated now)" : "", receiverTls.fingerprint(),
                         senderCheck != null ? " --cert FILE --key FILE" : "");
-                human.printf(Locale.ROOT, "TLS engine: %s%n", receiverTls.engine());
+                human.printf(Locale.ROOT, "TLS engine: %s%n", quicTls ? "QUIC's own TLS 1.3 (BoringSSL)" : receiverTls.engine());
             }
             if (metrics != null) {
                 InetSocketAddress m = metrics.address();

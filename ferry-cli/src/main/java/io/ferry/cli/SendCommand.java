@@ -4,6 +4,8 @@ import io.ferry.cli.progress.Sizes;
 import io.ferry.cli.progress.TerminalProgress;
 import io.ferry.cli.report.JsonSummary;
 import io.ferry.cli.tls.SenderTls;
+import io.ferry.transport.quic.QuicOption;
+import io.ferry.transport.quic.QuicTransport;
 import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.FileSendSession;
 import io.ferry.cli.transfer.Checksum;
@@ -144,8 +146,13 @@ final class SendCommand implements Callable<Integer> {
         }
         try (Transports ferry = Transports.create()) {
             TransportUri target = uriOrHint(ferry, uri);
-            ChannelOptions options = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams);
-            SenderTls senderTls = tls();
+            ChannelOptions plainOptions = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams);
+            SenderTls chosenTls = tls();
+            // QUIC carries TLS itself: the sender's trust and identity become QUIC's, not a second TLS inside it
+            boolean quicTls = chosenTls != null && QuicTransport.NAME.equals(target.scheme());
+            ChannelOptions options = quicTls
+                    ? plainOptions.toBuilder().set(QuicOption.CLIENT_TLS, chosenTls.quic(target.host())).build() : plainOptions;
+            SenderTls senderTls = quicTls ? null : chosenTls;
             SharedSecret token = null;
             if (tokenFile != null) {
                 try {
@@ -182,7 +189,7 @@ final class SendCommand implements Callable<Integer> {
             connected.await();
             if (!connected.isSuccess()) {
                 progress.sessionFinished();
-                Throwable cause = connected.cause();
+                Throwable cause = quicTls && chosenTls.quicRejection() != null ? chosenTls.quicRejection() : connected.cause();
                 if (cause instanceof io.ferry.transport.striped.NotStripedException) {
                     String answered = ((io.ferry.transport.striped.NotStripedException) cause).answered();
                     err.println("ferry send: " + uri + " is not a ferry receiver: it does not speak the ferry protocol ("

@@ -1,5 +1,7 @@
 package io.ferry.cli.tls;
 
+import io.ferry.transport.quic.QuicOption;
+import io.ferry.transport.quic.QuicTransport;
 import io.ferry.transport.tls.Fingerprints;
 import io.ferry.transport.tls.SelfSignedCertificates;
 
@@ -9,6 +11,8 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
@@ -33,10 +37,36 @@ public final class ReceiverTls {
 
     private final SslContext context;
     private final String fingerprint;
+    /** Makes the same identity and sender check for QUIC's own TLS, on demand ({@link #quic}). */
+    private final QuicServerIdentity quicIdentity;
+    private final SenderCertificateCheck senders;
 
-    private ReceiverTls(SslContext context, String fingerprint) {
+    /** The receiver's certificate for a QUIC server context. */
+    private interface QuicServerIdentity {
+        QuicSslContextBuilder builder() throws IOException;
+    }
+
+    private ReceiverTls(SslContext context, String fingerprint, QuicServerIdentity quicIdentity, SenderCertificateCheck senders) {
         this.context = context;
         this.fingerprint = fingerprint;
+        this.quicIdentity = quicIdentity;
+        this.senders = senders;
+    }
+
+    /**
+     * The same certificate and sender check for QUIC's own TLS ({@link QuicOption#SERVER_TLS}): a {@code quic://}
+     * receiver needs no TLS inside QUIC's, and its senders' {@code --pin} is the same fingerprint.
+     */
+    public QuicSslContext quic() throws IOException {
+        QuicSslContextBuilder b = quicIdentity.builder().applicationProtocols(QuicTransport.APPLICATION_PROTOCOL);
+        if (senders != null) {
+            b.clientAuth(ClientAuth.REQUIRE).trustManager(senders);
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new IOException("cannot set up QUIC's TLS: " + e.getMessage(), e);
+        }
     }
 
     /** The TLS implementation this receiver runs on, in a few words ({@link TlsEngines#describe}). */
@@ -61,8 +91,15 @@ public final class ReceiverTls {
             throw new IOException(certificate + " is not a PEM certificate: " + e.getMessage(), e);
         }
         try {
+            QuicServerIdentity quic = () -> {
+                try {
+                    return QuicSslContextBuilder.forServer(key.toFile(), null, certificate.toFile());
+                } catch (IllegalArgumentException e) {
+                    throw new IOException("cannot use " + certificate + " and " + key + " for QUIC: " + e.getMessage(), e);
+                }
+            };
             return new ReceiverTls(checking(SslContextBuilder.forServer(certificate.toFile(), key.toFile()), senders).build(),
-                    Fingerprints.of(leaf));
+                    Fingerprints.of(leaf), quic, senders);
         } catch (SSLException | IllegalArgumentException e) {
             throw new IOException("cannot use " + certificate + " and " + key + ": " + e.getMessage(), e);
         }
@@ -77,7 +114,9 @@ public final class ReceiverTls {
     public static ReceiverTls selfSigned(String hostName, SenderCertificateCheck senders) throws IOException {
         try {
             SelfSignedCertificates.Generated generated = SelfSignedCertificates.generate(hostName);
-            return new ReceiverTls(checking(SslContextBuilder.forServer(generated.keyManagers()), senders).build(), generated.fingerprint());
+            QuicServerIdentity quic = () -> QuicSslContextBuilder.forServer(generated.privateKey(), null, generated.certificate());
+            return new ReceiverTls(checking(SslContextBuilder.forServer(generated.keyManagers()), senders).build(), generated.fingerprint(),
+                    quic, senders);
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot generate a self-signed certificate: " + e.getMessage(), e);
         }

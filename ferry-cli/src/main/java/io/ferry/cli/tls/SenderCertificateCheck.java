@@ -33,6 +33,8 @@ public final class SenderCertificateCheck extends OneSidedTrustManager {
     private final Set<String> allowed;
     private final X509TrustManager authority;
     private final String authorityFile;
+    /** Told of each refusal (QUIC's handshake fails before any channel exists to report it); by default nobody. */
+    private volatile java.util.function.Consumer<String> refusals = why -> { };
 
     private SenderCertificateCheck(Set<String> allowed, X509TrustManager authority, String authorityFile) {
         super("senders");
@@ -92,7 +94,7 @@ public final class SenderCertificateCheck extends OneSidedTrustManager {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
         if (chain == null || chain.length == 0) {
-            throw new CertificateException("the sender presented no certificate; this receiver requires one");
+            throw refusal("the sender presented no certificate; this receiver requires one");
         }
         String fingerprint = Fingerprints.of(chain[0]);
         if (allowed.contains(fingerprint)) {
@@ -103,10 +105,35 @@ public final class SenderCertificateCheck extends OneSidedTrustManager {
                 authority.checkClientTrusted(chain, authType);
                 return;
             } catch (CertificateException e) {
-                throw new CertificateException("the sender's certificate " + fingerprint + " is not allowed: "
+                throw refusal("the sender's certificate " + fingerprint + " is not allowed: "
                         + (allowed.isEmpty() ? "" : "not in --allow, and ") + "not issued by " + authorityFile + " (" + e.getMessage() + ")", e);
             }
         }
-        throw new CertificateException("the sender's certificate " + fingerprint + " is not allowed (not in --allow)");
+        throw refusal("the sender's certificate " + fingerprint + " is not allowed (not in --allow)");
     }
+
+    /**
+     * A refusal BoringSSL (QUIC's TLS) answers with the alert bad_certificate, as the JDK's TLS does; a plain
+     * {@link CertificateException} would reach the sender as internal_error.
+     */
+    /** Tells {@code listener} why each sender it refuses is refused (for a receiver whose TLS has no channel to report it). */
+    public void onRefusal(java.util.function.Consumer<String> listener) {
+        this.refusals = listener;
+    }
+
+    private CertificateException refusal(String why) {
+        return refusal(why, null);
+    }
+
+    private CertificateException refusal(String why, Throwable cause) {
+        refusals.accept(why);
+        CertificateException e = new io.netty.handler.ssl.OpenSslCertificateException(why, X509_V_ERR_CERT_REJECTED);
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
+    }
+
+    /** OpenSSL's and BoringSSL's "certificate rejected" verification error. */
+    private static final int X509_V_ERR_CERT_REJECTED = 28;
 }
