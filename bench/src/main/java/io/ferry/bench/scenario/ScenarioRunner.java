@@ -81,6 +81,10 @@ public final class ScenarioRunner implements Callable<Integer> {
                     + "lossy-long (1 %% + 100 ms RTT) (default: all; --quick: local,delay).")
     List<String> matrixConditions = new ArrayList<>();
 
+    @Option(names = "--striped-transports", split = ",", paramLabel = "NAME",
+            description = "striped: the transports striped (default: tcp); quic's members are streams of one QUIC connection.")
+    List<String> stripedTransports = new ArrayList<>();
+
     @Option(names = "--buffer-sizes", split = ",", paramLabel = "BYTES",
             description = "buffers: the SEND/RECEIVE_BUFFER_SIZE values swept (default: 16 KiB..512 MiB; --quick: 64 KiB, 4 MiB); "
                     + "0 sweeps none, leaving each transport's defaults and the reference rows.")
@@ -132,7 +136,7 @@ public final class ScenarioRunner implements Callable<Integer> {
     List<Study> studies() {
         return List.of(new BufferSweepStudy(bufferSizes), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
                 new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
-                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(), new CcValidationStudy(ccPairs, ccConditions, kernelPacing));
+                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(stripedTransports), new CcValidationStudy(ccPairs, ccConditions, kernelPacing));
     }
 
     @Override

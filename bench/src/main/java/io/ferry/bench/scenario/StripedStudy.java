@@ -23,6 +23,13 @@ import java.util.Map;
  */
 final class StripedStudy implements Study {
 
+    /** The transports whose striping is measured (tcp by default; quic's members are streams of one connection). */
+    private final List<String> transports;
+
+    StripedStudy(List<String> transports) {
+        this.transports = transports.isEmpty() ? List.of("tcp") : List.copyOf(transports);
+    }
+
     /** One path and file of the study. */
     private record Row(String name, LinkModel link, long bytes, ChannelOptions options) {
     }
@@ -72,23 +79,18 @@ final class StripedStudy implements Study {
 
     @Override
     public String title() {
-        return "5b. One striped channel vs N independent TCP connections";
+        return "5b. One striped channel vs N independent connections";
     }
 
     @Override
     public StudyResult run(StudyContext ctx) throws Exception {
         StudyResult result = StudyResult.of(this);
-        if (!ctx.transports().installed("tcp")) {
-            result.markdown().append("Needs the tcp transport, which is not installed.\n");
-            result.data().put("status", "transport not installed");
-            return result;
-        }
         int streams = 4;
         int reps = ctx.repetitionsOr(ctx.pick(1, 3, 5));
         ChannelOptions cubic = ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, "cubic").build();
-        ChannelOptions smallBuffers = cubic.toBuilder()
-                .set(FerryChannelOption.SEND_BUFFER_SIZE, 1 << 20)
-                .set(FerryChannelOption.RECEIVE_BUFFER_SIZE, 1 << 20).build();
+        // QUIC has no send buffer of its own to size: its stream window (RECEIVE_BUFFER_SIZE) caps it as the socket buffers cap TCP
+        ChannelOptions smallBuffers = cubic.toBuilder().set(FerryChannelOption.RECEIVE_BUFFER_SIZE, 1 << 20).build();
+        ChannelOptions smallSocketBuffers = smallBuffers.toBuilder().set(FerryChannelOption.SEND_BUFFER_SIZE, 1 << 20).build();
         Duration rtt100 = Duration.ofMillis(50);
         List<Row> rows = List.of(
                 new Row("20 Mbit/s, 100 ms RTT, 1 % loss", new LinkModel(0.01, 20_000_000,
@@ -99,13 +101,37 @@ final class StripedStudy implements Study {
                         LinkModel.queueFor(200_000_000, Duration.ofMillis(150)), Duration.ofMillis(75), 93),
                         ctx.pick(50_000_000L, 600_000_000L, 1_000_000_000L), smallBuffers));
         Duration timeout = Duration.ofSeconds(ctx.pick(60, 240, 400));
-        result.markdown().append(Units.f("TCP with CUBIC; one file moved over 1 connection, over %d independent connections "
-                + "(the file split evenly; time until the last one finished) and over one channel with `STREAMS=%d`; "
-                + "median of %d runs (min–max), and the goodput as a share of the link.%n%n", streams, streams, reps));
-        result.markdown().append(Units.f("| path | file | 1 connection | %d connections | 1 channel × %d streams | striped vs 1 | striped vs %d |%n"
-                + "|---|---|---|---|---|---|---|%n", streams, streams, streams));
+        result.markdown().append(Units.f("Each transport with CUBIC; one file moved over 1 connection, over %d independent connections "
+                + "(the file split evenly; time until the last one finished) and over one channel with `STREAMS=%d` (for quic: %d streams "
+                + "of one QUIC connection); median of %d runs (min–max), and the goodput as a share of the link.%n%n", streams, streams,
+                streams, reps));
+        result.markdown().append(Units.f("| transport | path | file | 1 connection | %d connections | 1 channel × %d streams | striped vs 1 | striped vs %d |%n"
+                + "|---|---|---|---|---|---|---|---|%n", streams, streams, streams));
         List<Object> json = new ArrayList<>();
-        for (Row row : rows) {
+        for (String transport : transports) {
+            if (!ctx.transports().installed(transport)) {
+                result.markdown().append(Units.f("| %s | not installed | | | | | | |%n", transport));
+                continue;
+            }
+            for (Row r : rows) {
+                Row row = r.options() == smallBuffers && !transport.equals("quic") ? new Row(r.name(), r.link(), r.bytes(), smallSocketBuffers) : r;
+                measure(ctx, transport, row, streams, reps, timeout, result, json);
+            }
+        }
+        result.markdown().append('\n');
+        if (transports.contains("tcp") && ctx.transports().installed("tcp")) {
+            ferryCli(ctx, result, rows.get(0), streams, reps, timeout, json);
+        }
+        result.data().put("streams", streams);
+        result.data().put("transports", transports);
+        result.data().put("runs", json);
+        return result;
+    }
+
+    /** One path's three ways over one transport: a row of the table. */
+    private static void measure(StudyContext ctx, String transport, Row row, int streams, int reps, Duration timeout,
+                                StudyResult result, List<Object> json) throws Exception {
+        {
             double[] medians = new double[3];
             String[] cells = new String[3];
             try (TestBed bed = TestBed.emulated(row.link())) {
@@ -116,7 +142,7 @@ final class StripedStudy implements Study {
                         double seconds;
                         String failure = null;
                         if (mode == 1) {
-                            List<TransferResult> parts = Transfer.of("tcp").withOptions(row.options()).runParallel(bed.client(), bed.server(),
+                            List<TransferResult> parts = Transfer.of(transport).withOptions(row.options()).runParallel(bed.client(), bed.server(),
                                     Collections.nCopies(streams, row.bytes() / streams), timeout);
                             seconds = 0;
                             for (TransferResult t : parts) {
@@ -128,7 +154,7 @@ final class StripedStudy implements Study {
                         } else {
                             ChannelOptions options = mode == 2
                                     ? row.options().toBuilder().set(FerryChannelOption.STREAMS, streams).build() : row.options();
-                            TransferResult t = Transfer.of("tcp").withOptions(options).run(bed.client(), bed.server(), row.bytes(), timeout);
+                            TransferResult t = Transfer.of(transport).withOptions(options).run(bed.client(), bed.server(), row.bytes(), timeout);
                             seconds = t.seconds();
                             failure = t.ok() ? null : t.failure();
                         }
@@ -142,17 +168,13 @@ final class StripedStudy implements Study {
                     cells[mode] = times.isEmpty() ? "failed" : Units.f("%.2f s (%.2f–%.2f), %.0f %%", medians[mode], Stats.min(times), Stats.max(times),
                             100.0 * row.bytes() * 8 / medians[mode] / row.link().rateBitsPerSecond());
                     String label = mode == 0 ? "1 connection" : mode == 1 ? streams + " connections" : "striped x" + streams;
-                    json.add(Map.of("path", row.name(), "bytes", row.bytes(), "mode", label, "seconds", times, "failures", failures));
-                    ctx.log().printf("  striped %s, %s: %s%n", row.name(), label, cells[mode]);
+                    json.add(Map.of("transport", transport, "path", row.name(), "bytes", row.bytes(), "mode", label, "seconds", times,
+                            "failures", failures));
+                    ctx.log().printf("  striped %s %s, %s: %s%n", transport, row.name(), label, cells[mode]);
                 }
             }
-            result.markdown().append(Units.f("| %s | %s | %s | %s | %s | %.2f× faster | %.2f× the time |%n", row.name(), Units.decimal(row.bytes()),
-                    cells[0], cells[1], cells[2], medians[0] / medians[2], medians[2] / medians[1]));
+            result.markdown().append(Units.f("| %s | %s | %s | %s | %s | %s | %.2f× faster | %.2f× the time |%n", transport, row.name(),
+                    Units.decimal(row.bytes()), cells[0], cells[1], cells[2], medians[0] / medians[2], medians[2] / medians[1]));
         }
-        result.markdown().append('\n');
-        ferryCli(ctx, result, rows.get(0), streams, reps, timeout, json);
-        result.data().put("streams", streams);
-        result.data().put("runs", json);
-        return result;
     }
 }

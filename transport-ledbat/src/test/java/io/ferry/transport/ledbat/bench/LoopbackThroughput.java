@@ -140,9 +140,15 @@ public final class LoopbackThroughput {
         return s;
     }
 
+    /** A loopback URI for a row's scheme, which may carry a query ({@code quic?streams=4}). */
+    private static String uri(String scheme, int port) {
+        int q = scheme.indexOf('?');
+        return q < 0 ? scheme + "://127.0.0.1:" + port : scheme.substring(0, q) + "://127.0.0.1:" + port + scheme.substring(q);
+    }
+
     private static Sample run(Transports[] ferry, String scheme, long size, int senders) throws Exception {
         long each = size / senders;
-        Channel server = ferry[0].listen(scheme + "://127.0.0.1:0", new ChannelInitializer<Channel>() {
+        Channel server = ferry[0].listen(uri(scheme, 0), new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -173,7 +179,7 @@ public final class LoopbackThroughput {
         for (int i = 0; i < senders; i++) {
             CompletableFuture<Void> acknowledged = new CompletableFuture<>();
             done.add(acknowledged);
-            clients.add(ferry[1].connect(scheme + "://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
+            clients.add(ferry[1].connect(uri(scheme, port), new ChannelInboundHandlerAdapter() {
                 long queued;
 
                 @Override
