@@ -24,9 +24,10 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One QUIC connection carrying one bidirectional stream, as a Netty {@code SocketChannel}: ordered bytes,
- * writability, half-close, auto-read, a lingering close and abort, like every Ferry connection. It lives on
- * the event loop of its QUIC connection (a client's own UDP socket, or the listener's) and relays between
+ * One bidirectional stream of a QUIC connection (its own, or one it shares with the other members of a
+ * striped channel, {@link QuicConnection}), as a Netty {@code SocketChannel}: ordered bytes, writability,
+ * half-close, auto-read, a lingering close and abort, like every Ferry connection. It lives on the event loop
+ * of its QUIC connection (a client's own UDP socket, or one of the listener's) and relays between
  * its pipeline and the codec's {@link QuicStreamChannel}: written bytes go to the stream only as far as the
  * stream's flow-control capacity reaches, the rest waiting in this channel's outbound buffer (its
  * writability is the user's backpressure); the stream is read ahead until {@link QuicInbound#PAUSE_AT} bytes wait for
