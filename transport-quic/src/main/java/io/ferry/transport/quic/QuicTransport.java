@@ -142,6 +142,9 @@ public final class QuicTransport implements Transport {
                 channel.connectFailed(f.cause());
                 return;
             }
+            if (!channel.isOpen()) {
+                return; // closed while the group's first channel dialed: no stream to hold the connection open
+            }
             QuicConnection c = (QuicConnection) f.getNow();
             c.quic().createStream(QuicStreamType.BIDIRECTIONAL, new StreamRelay(channel)).addListener(s -> {
                 if (s.isSuccess()) {

@@ -88,19 +88,11 @@ public final class StripedTransport implements Transport {
     }
 
     /**
-     * The options of one striped channel's members: the channel's own taken out and, where the underlying
-     * transport can carry several streams in one connection (QUIC), a {@link FerryChannelOption#SHARED_CONNECTION}
-     * of their own, so that the members are streams of one connection under one congestion controller.
+     * The options of one striped channel's members: the channel's own taken out and, for a {@code client}'s
+     * members where the underlying transport can carry several streams in one connection (QUIC), a
+     * {@link FerryChannelOption#SHARED_CONNECTION} of their own, so that they are streams of one connection
+     * under one congestion controller.
      */
-    private ChannelOptions memberOptions(ChannelOptions options) {
-        return memberOptions(options, false);
-    }
-
-    /** The options of one client's members: each client's its own connection to share. */
-    private ChannelOptions clientMemberOptions(ChannelOptions options) {
-        return memberOptions(options, true);
-    }
-
     private ChannelOptions memberOptions(ChannelOptions options, boolean client) {
         ChannelOptions.Builder b = options.toBuilder();
         for (ChannelOption<?> own : OWN) {
@@ -162,7 +154,7 @@ public final class StripedTransport implements Transport {
     public ChannelFuture connect(InetSocketAddress remote, ChannelHandler handler, ChannelOptions options) {
         options.requireSupported(name(), supportedOptions());
         int count = options.get(FerryChannelOption.STREAMS).orElse(1);
-        ChannelOptions members = clientMemberOptions(options);
+        ChannelOptions members = memberOptions(options, true);
         Duration timeout = options.get(FerryChannelOption.CONNECT_TIMEOUT).orElse(HANDSHAKE_TIMEOUT);
         StripedChannel striped = new StripedChannel(null, this, count, linger(options));
         applyOwn(striped, options);
@@ -183,7 +175,7 @@ public final class StripedTransport implements Transport {
                 .orElse(Duration.ofMillis(striped.config().getConnectTimeoutMillis()));
         // the bootstrap's CONNECT_TIMEOUT_MILLIS bounds the members' own connects too: a member whose SYN
         // goes unanswered would otherwise wait for its transport's default
-        ChannelOptions members = clientMemberOptions(options).toBuilder().set(FerryChannelOption.CONNECT_TIMEOUT, timeout).build();
+        ChannelOptions members = memberOptions(options, true).toBuilder().set(FerryChannelOption.CONNECT_TIMEOUT, timeout).build();
         java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector;
         if (local == null) {
             connector = init -> underlying.connect(remote, init, members);
@@ -342,7 +334,7 @@ public final class StripedTransport implements Transport {
     @Override
     public io.ferry.transport.Bootstrapping bootstrapping(ChannelOptions options) {
         options.requireSupported(name(), supportedOptions());
-        io.ferry.transport.Bootstrapping carrier = underlying.bootstrapping(memberOptions(options));
+        io.ferry.transport.Bootstrapping carrier = underlying.bootstrapping(memberOptions(options, false));
         int count = options.get(FerryChannelOption.STREAMS).orElse(1);
         return new io.ferry.transport.Bootstrapping(carrier.group(), () -> {
             StripedChannel ch = StripedChannel.unconnected(this, count, linger(options), options);
@@ -392,7 +384,7 @@ public final class StripedTransport implements Transport {
                 prepareMember(ch);
                 ch.pipeline().addLast(MemberHandler.accepted(sessions, HANDSHAKE_TIMEOUT));
             }
-        }, memberOptions(options));
+        }, memberOptions(options, false));
     }
 
     /** The sessions a striped listener is assembling. */
