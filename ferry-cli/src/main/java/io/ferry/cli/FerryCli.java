@@ -28,6 +28,12 @@ public final class FerryCli implements Runnable {
         if (System.getProperty("io.netty.tryReflectionSetAccessible") == null) {
             System.setProperty("io.netty.tryReflectionSetAccessible", "true");
         }
+        // Netty's allocator defines JFR events for its chunks and buffers; the first allocation then builds their
+        // metadata (annotation proxies, event handlers): 50-60 ms of a send's start and as much again between its
+        // connect and its first byte (docs/cli-speed.md). A user's -Dio.netty.jfr.enabled=true brings them back.
+        if (System.getProperty("io.netty.jfr.enabled") == null) {
+            System.setProperty("io.netty.jfr.enabled", "false");
+        }
         System.exit(commandLine().execute(args));
     }
 
