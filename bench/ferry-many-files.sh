@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Issue 16, many files: `ferry send DIR` with several numbers of files in flight (--parallel) against an rsync
-# daemon (`rsync -r --whole-file`, no encryption), side by side on loopback with source and destination on tmpfs,
-# REPS interleaved rounds, medians and spreads. This is the measurement that chose the default of --parallel.
+# `ferry send DIR` of many files beside an rsync daemon (`rsync -r --whole-file`, no encryption), on loopback with
+# source and destination on tmpfs, REPS interleaved rounds, medians and spreads, with several numbers of files in
+# flight (--parallel; this chose its default).
 #
 #   flock /tmp/ferry-build.lock bench/ferry-many-files.sh [REPS] [FILES] [FILE_SIZE]    (defaults: 3 1024 1M)
 #
 # Environment: PARALLEL (the --parallel values, default "1 4 8 16 32"), SEND_JAVA_OPTS, OUT (results directory, default
 # bench/results/DATE-ferry-many-files), SEND_ARGS (extra `ferry send` options), FERRY_JAR (run senders as
 # `java -jar FERRY_JAR` instead of through the ./ferry launcher), SKIP="rsync".
-# The files are spread over 16 directories. Each round deletes the previous destination tree just before each
-# writer (see ferry-cli README, Speed, on why that matters on these VMs). ferry's rate is from its --json
-# summary (connect to last verdict, both ends hashing; the sender's hash cache is warm from round 2 on), rsync's
-# from the wall time of the command. Every received tree is compared with the source.
+# The files are spread over 16 directories. Every writer starts the same way (`settle` in ferry-bench-lib.sh: the
+# previous tree deleted, a scratch file of the tree's size written and deleted). Two tables: rates (ferry's from its
+# --json summary, connect to last verdict, both ends hashing, the sender's hash cache warm from round 2 on;
+# rsync's from the wall time of the command) with CPU seconds per GiB of both ends, and the wall times of the
+# commands (a user's stopwatch, ferry's JVM start included). The first send into the fresh receiver is its own
+# row (round 0). Every received tree is compared with the source.
 # Needs rsync and jq (Debian packages); starts its own rsync daemon and ferry receiver and stops each by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,35 +45,43 @@ for i in $(seq 0 $((FILES - 1))); do
   head -c "$FSIZE" /dev/urandom > "$d/f$i.bin"
 done
 BYTES=$(du -sb --apparent-size "$WORK/src/tree" | cut -f1)
-clear_dst() { rm -rf "$WORK/dst/tree"; sync; }
 same_tree() { diff -rq "$WORK/src/tree" "$WORK/dst/tree" > /dev/null || { echo "$1: the received tree differs"; exit 1; }; }
 
 FPORT=$(port)
-java -jar "$JAR" receive --listen "tcp://127.0.0.1:$FPORT" --dir "$WORK/dst" --overwrite > "$WORK/recv.log" 2>&1 & PIDS+=($!)
+java -jar "$JAR" receive --listen "tcp://127.0.0.1:$FPORT" --dir "$WORK/dst" --overwrite > "$WORK/recv.log" 2>&1 & RECV_PID=$!; PIDS+=($RECV_PID)
 wait_port "$FPORT"
 if ! skip rsync; then
   start_rsyncd
 fi
 
 RESULTS=$OUT/rounds.tsv
-echo -e "round\ttool\tMiB_s\tseconds" > "$RESULTS"
+results_header
+ferry_tree() {  # ROUND TOOL PARALLEL: one ferry send of the tree, timed, compared, recorded
+  settle "$WORK/dst/tree"
+  ferry_cmd "${SEND_JAVA_OPTS:-}"
+  # shellcheck disable=SC2086
+  timed "$RECV_PID" "${SEND[@]}" ${SEND_ARGS:-} --parallel "$3" "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err"
+  local j
+  j=$(tail -1 "$WORK/timed.out")
+  [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --parallel $3 failed: $j"; cat "$WORK/send.err"; exit 1; }
+  same_tree "ferry --parallel $3"
+  record "$1" "$2" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")" "$WALL" "$CPU_SEND" "$CPU_RECV"
+}
 
 echo "ferry many files, $STAMP, $(nproc) cores, $(uname -r), $FILES files of $FSIZE ($BYTES bytes) in 16 directories, $REPS rounds; results in $OUT"
+ferry_tree 0 ferry-fresh-receiver 4
 for r in $(seq "$REPS"); do
   for p in $PARALLEL; do
-    clear_dst
-    j=$(send_ferry "${SEND_JAVA_OPTS:-}" ${SEND_ARGS:-} --parallel "$p" "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" | tail -1)
-    [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --parallel $p failed: $j"; cat "$WORK/send.err"; exit 1; }
-    same_tree "ferry --parallel $p"
-    record "$r" "ferry-p$p" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")"
+    ferry_tree "$r" "ferry-p$p" "$p"
   done
   if ! skip rsync; then
-    clear_dst
-    t0=$(now); rsync -r --whole-file "$WORK/src/tree" "rsync://127.0.0.1:$RPORT/dst/"; t1=$(now)
+    settle "$WORK/dst/tree"
+    timed "$RSYNCD_PID" rsync -r --whole-file "$WORK/src/tree" "rsync://127.0.0.1:$RPORT/dst/"
     same_tree rsync
-    s=$(python3 -c "print('%.3f' % ($t1 - $t0))"); record "$r" rsync "$(mibs "$s")" "$s"
+    record "$r" rsync "$(mibs "$WALL")" "$WALL" "$WALL" "$CPU_SEND" "$CPU_RECV"
   fi
 done
 
-python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/summary.md" \
-  "$STAMP, $FILES files of $FSIZE in 16 directories, $REPS rounds, loopback, tmpfs" --per rsync
+HEAD="$STAMP, $FILES files of $FSIZE in 16 directories, $REPS rounds, loopback, tmpfs"
+python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/summary.md" "$HEAD" --per rsync --bytes "$BYTES"
+python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/wall.md" "$HEAD, wall time of each command" --wall --per rsync
