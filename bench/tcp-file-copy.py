@@ -9,6 +9,8 @@ The sender returns only once the receiver has written every byte and closed, so 
 deliver the file. iperf3's client stops its clock once its bytes are in its own socket buffer (with the 64 MiB
 send buffer a network namespace allows by default, a 100 MB file over 200 Mbit/s and 150 ms had only 74 MB at
 the receiver when it stopped), and its -F server leaves the file short by what was still in flight.
+Written here rather than run as nc or socat: neither is installed on these machines, and netcat's variants
+differ in whether they shut the output down at end of input and wait for the peer's close (OpenBSD's needs -N).
 """
 import socket
 import sys
