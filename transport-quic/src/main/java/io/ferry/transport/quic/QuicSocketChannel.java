@@ -4,6 +4,7 @@ import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.spi.AbstractStreamChannel;
 import io.ferry.transport.spi.GracefulClose;
 import io.ferry.transport.spi.HomeLoopGroup;
+import io.ferry.transport.spi.LoopStatistics;
 import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.spi.StreamChannelConfig;
 import io.netty.buffer.ByteBuf;
@@ -43,6 +44,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     private final QuicTransport transport;
     private final QuicSettings settings;
     private final StreamChannelConfig config;
+    private final LoopStatistics statistics = new LoopStatistics(this, this::takeStatistics, this::emptyStatistics);
     private final Receipts receipts = new Receipts();
     private final StreamWrites writes = new StreamWrites(this::alloc, this::hand);
     private final QuicInbound inbound = new QuicInbound(this);
@@ -62,7 +64,6 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     private boolean outputShutdown;
     private boolean endReceived;
     private ScheduledFuture<?> keepAlive;
-    private volatile TransportStatistics lastStatistics;
 
     /** A client connection, not yet connected; {@code home} the loop of the connection it will share, or null. */
     QuicSocketChannel(QuicTransport transport, QuicSettings settings, EventLoop home) {
@@ -536,24 +537,18 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
         ((StreamUnsafe) unsafe()).closeNow(promise);
     }
 
-    /** A statistics snapshot; computed on the event loop. */
+    /** A statistics snapshot; taken on the event loop. */
     TransportStatistics statistics() {
-        if (!eventLoop().inEventLoop()) {
-            try {
-                return eventLoop().submit(this::statistics0).get(1, TimeUnit.SECONDS);
-            } catch (Exception unavailable) {
-                TransportStatistics last = lastStatistics;
-                return last != null ? last : QuicStatistics.empty(implementation());
-            }
-        }
-        return statistics0();
+        return statistics.get();
     }
 
-    private TransportStatistics statistics0() {
+    private TransportStatistics takeStatistics(TransportStatistics last) {
         QuicChannel network = connection == null || connection.reportsConnection(this) ? quic : null;
-        TransportStatistics s = QuicStatistics.of(network, isConnectionClosed(), receipts, implementation(), lastStatistics);
-        lastStatistics = s;
-        return s;
+        return QuicStatistics.of(network, isConnectionClosed(), receipts, implementation(), last);
+    }
+
+    private TransportStatistics emptyStatistics() {
+        return QuicStatistics.empty(implementation());
     }
 
     private String implementation() {

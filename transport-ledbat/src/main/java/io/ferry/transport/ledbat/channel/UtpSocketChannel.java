@@ -2,16 +2,17 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
-import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.spi.GracefulClose;
+import io.ferry.transport.spi.LoopStatistics;
+import io.ferry.transport.spi.ReadLoop;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.ferry.transport.spi.GracefulClose;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 
@@ -21,7 +22,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One uTP connection as a Netty {@link Channel}: ordered, reliable bytes with writability-based
@@ -41,6 +41,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 256);
 
     private final UtpSocketChannelConfig config = new UtpSocketChannelConfig(this);
+    private final LoopStatistics statistics = new LoopStatistics(this, this::takeStatistics, this::emptyStatistics);
     private final UtpTransport transport;
     private final UtpSettings settings;
     private final ConnectionSink sink = new Sink();
@@ -62,7 +63,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private boolean awaitingConfirmation;
     /** A graceful close waiting for the peer to acknowledge everything, or null. */
     private UtpLinger lingering;
-    private volatile TransportStatistics lastStatistics;
 
     /** A client connection, not yet connected. */
     UtpSocketChannel(UtpTransport transport, UtpSettings settings) {
@@ -388,23 +388,17 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         ((StreamUnsafe) unsafe()).closeNow(promise);
     }
 
-    /** A statistics snapshot; computed on the event loop. */
+    /** A statistics snapshot; taken on the event loop. */
     TransportStatistics statistics() {
-        if (!eventLoop().inEventLoop()) {
-            try {
-                return eventLoop().submit(this::statistics0).get(1, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (Exception unavailable) {
-                TransportStatistics last = lastStatistics;
-                return last != null ? last : TransportStatistics.builder(UtpTransport.NAME, implementation()).build();
-            }
-        }
-        return statistics0();
+        return statistics.get();
     }
 
-    private TransportStatistics statistics0() {
-        TransportStatistics snapshot = UtpChannelStatistics.of(connection, implementation());
-        lastStatistics = snapshot;
-        return snapshot;
+    private TransportStatistics takeStatistics(TransportStatistics last) {
+        return UtpChannelStatistics.of(connection, implementation());
+    }
+
+    private TransportStatistics emptyStatistics() {
+        return TransportStatistics.builder(UtpTransport.NAME, implementation()).build();
     }
 
     private String implementation() {
