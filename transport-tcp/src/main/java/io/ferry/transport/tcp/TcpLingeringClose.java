@@ -15,6 +15,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.epoll.EpollTcpInfo;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,8 +32,11 @@ import java.util.concurrent.TimeUnit;
  * output down (the FIN queues behind the data) and then watches the socket's TCP state every
  * {@value #POLL_MILLIS} ms: {@code FIN_WAIT2}, {@code TIME_WAIT} or {@code CLOSE} mean the FIN, and so
  * every byte, was acknowledged. The kernel sends no event for an acknowledgement, hence the polling.
- * The count of unacknowledged bytes is the kernel's {@code SIOCOUTQ}. It needs Netty's native epoll
- * channel for {@code TCP_INFO}; over NIO a close hands the data to the kernel like plain Java sockets do.
+ * A failed close names the kernel's exact count of unacknowledged bytes ({@code SIOCOUTQ}, through JNA,
+ * loaded only then: loading it costs a close 50-150 ms, {@code ldconfig -p} included), or, once the
+ * socket is gone, the bound {@code TCP_INFO} gave at the last poll (unacknowledged segments × MSS). It
+ * needs Netty's native epoll channel for {@code TCP_INFO}; over NIO a close hands the data to the kernel
+ * like plain Java sockets do.
  */
 final class TcpLingeringClose extends ChannelDuplexHandler {
 
@@ -51,7 +55,8 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     private volatile boolean aborting;
     private boolean finished;
     private long deadlineNanos;
-    private long lastUnacknowledged = -1;
+    /** At most this many bytes were unacknowledged at the last poll ({@code TCP_INFO}); -1 before the first. */
+    private long unacknowledgedBound = -1;
 
     /** The handler of a channel's pipeline, or {@code null} if it has none. */
     static TcpLingeringClose of(Channel channel) {
@@ -139,14 +144,15 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
             if (!ch.isOutputShutdown() && LingeringChannels.unwrittenBytes(ch) == 0) {
                 ch.shutdownOutput(); // the FIN queues behind everything written
             }
+            EpollTcpInfo info = ch.tcpInfo();
             if (ch.isOutputShutdown()) {
-                int state = ch.tcpInfo().state();
+                int state = info.state();
                 if (state == TCP_FIN_WAIT2 || state == TCP_TIME_WAIT || state == TCP_CLOSE) {
                     finish(ctx, null, true);
                     return;
                 }
             }
-            lastUnacknowledged = unacknowledged(ch);
+            unacknowledgedBound = LingeringChannels.unwrittenBytes(ch) + info.unacked() * info.sndMss();
         } catch (ChannelException socketGone) {
             finish(ctx, failure(ch, "the connection was reset or failed"), true);
             return;
@@ -159,35 +165,36 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     }
 
     private UndeliveredDataException failure(EpollSocketChannel ch, String why) {
-        long bytes;
-        boolean estimated = false;
-        try {
-            bytes = ch.isOpen() ? unacknowledged(ch) : lastUnacknowledged;
-        } catch (ChannelException gone) {
-            bytes = lastUnacknowledged;
+        long exact = exactlyUnacknowledged(ch);
+        if (exact >= 0) {
+            return new UndeliveredDataException(ch.remoteAddress(), exact, false, false, why);
         }
-        if (bytes < 0) { // never measured: everything written is the bound
+        long bound = unacknowledgedBound;
+        if (bound < 0) { // never measured: everything written is the bound
             ByteCountingHandler counter = ByteCountingHandler.of(ch);
-            bytes = counter != null ? counter.bytesSent() : 0;
-            estimated = true;
+            bound = counter != null ? counter.bytesSent() : 0;
         }
-        return new UndeliveredDataException(ch.remoteAddress(), bytes, false, estimated, why);
+        return new UndeliveredDataException(ch.remoteAddress(), bound, false, true, why);
     }
 
-    /** Bytes not acknowledged by the peer: what Netty still holds plus the kernel's unacknowledged send queue. */
-    private static long unacknowledged(EpollSocketChannel ch) {
-        long kernel = 0;
-        if (ch.isOpen()) {
-            try {
-                IntByReference queued = new IntByReference();
-                Libc.INSTANCE.ioctl(ch.fd().intValue(), new NativeLong(SIOCOUTQ), queued);
-                kernel = queued.getValue();
-            } catch (LinkageError | LastErrorException unavailable) {
-                return -1; // unknown; the caller falls back to a bound
-            }
-            if (ch.isOutputShutdown() && kernel > 0) {
-                kernel--; // the FIN takes one sequence number
-            }
+    /**
+     * Bytes not acknowledged by the peer: what Netty still holds plus the kernel's unacknowledged send queue;
+     * -1 when the socket is gone or the count cannot be had.
+     */
+    private static long exactlyUnacknowledged(EpollSocketChannel ch) {
+        if (!ch.isOpen()) {
+            return -1;
+        }
+        long kernel;
+        try {
+            IntByReference queued = new IntByReference();
+            Libc.INSTANCE.ioctl(ch.fd().intValue(), new NativeLong(SIOCOUTQ), queued);
+            kernel = queued.getValue();
+        } catch (LinkageError | LastErrorException | ChannelException unavailable) {
+            return -1;
+        }
+        if (ch.isOutputShutdown() && kernel > 0) {
+            kernel--; // the FIN takes one sequence number
         }
         return LingeringChannels.unwrittenBytes(ch) + kernel;
     }
