@@ -176,6 +176,18 @@ public abstract class AbstractStreamChannel extends AbstractChannel implements S
         return promise;
     }
 
+    /** Aborts from any thread: the unsafe's {@code abort} runs on the event loop (the peer's channel fails, this one closes). */
+    protected final ChannelFuture abortOnLoop() {
+        ChannelPromise promise = newPromise();
+        StreamUnsafe u = (StreamUnsafe) unsafe();
+        if (eventLoop().inEventLoop()) {
+            u.abort(promise);
+        } else {
+            eventLoop().execute(() -> u.abort(promise));
+        }
+        return promise;
+    }
+
     /** The peer's end of stream reached the application: half-closed if allowed, else the channel closes. */
     protected final void endInput() {
         inputShutdown = true;

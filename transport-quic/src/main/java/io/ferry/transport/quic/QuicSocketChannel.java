@@ -482,13 +482,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     /** Closes the QUIC connection with an error (the peer's channel fails) and this channel. */
     io.netty.channel.ChannelFuture abort() {
-        ChannelPromise promise = newPromise();
-        if (eventLoop().inEventLoop()) {
-            abort0(promise);
-        } else {
-            eventLoop().execute(() -> abort0(promise));
-        }
-        return promise;
+        return abortOnLoop();
     }
 
     private void abort0(ChannelPromise promise) {

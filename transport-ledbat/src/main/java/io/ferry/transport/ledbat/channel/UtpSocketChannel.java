@@ -44,7 +44,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private final LoopStatistics statistics = new LoopStatistics(this, this::takeStatistics, this::emptyStatistics);
     private final UtpTransport transport;
     private final UtpSettings settings;
-    private final ConnectionSink sink = new Sink();
+    private final ConnectionSink sink = new UtpChannelSink(this);
     /** The endpoint's wake-up for this connection's next protocol deadline. */
     final UtpEndpoint.Timer timer = new UtpEndpoint.Timer();
     /** Whether the endpoint has this channel in its current batch of received datagrams. */
@@ -344,13 +344,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     /** Resets the connection (ST_RESET) and closes the channel. */
     ChannelFuture abort() {
-        ChannelPromise promise = newPromise();
-        if (eventLoop().inEventLoop()) {
-            abort0(promise);
-        } else {
-            eventLoop().execute(() -> abort0(promise));
-        }
-        return promise;
+        return abortOnLoop();
     }
 
     private void abort0(ChannelPromise promise) {
@@ -496,7 +490,9 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         }
     }
 
-    private void onConnected() {
+    // ------------------------------------------------------------------ the core's events ({@link UtpChannelSink})
+
+    void onConnected() {
         active = true;
         ChannelPromise promise = takeConnectPromise();
         if (promise != null) {
@@ -506,7 +502,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         }
     }
 
-    private void onData(ByteBuf data) {
+    void onData(ByteBuf data) {
         if (!open || inputShutdown || lingering != null) {
             int n = data.readableBytes();
             data.release();
@@ -517,7 +513,7 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         deliverInbound();
     }
 
-    private void onEndOfStream() {
+    void onEndOfStream() {
         if (!open) {
             return;
         }
@@ -525,13 +521,13 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
         deliverInbound();
     }
 
-    private void onWritabilityChanged(boolean writable) {
+    void onWritabilityChanged(boolean writable) {
         if (writable && open && active) {
             ((StreamUnsafe) unsafe()).resumeWrites();
         }
     }
 
-    private void onClosed(Throwable causeOrNull) {
+    void onClosed(Throwable causeOrNull) {
         coreClosed = true;
         if (awaitingConfirmation) {
             return; // never the application's: the endpoint forgets it
@@ -550,39 +546,6 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
             releaseInbound();
         }
         closeWhenDrained();
-    }
-
-    /** The core's outputs, collected on the event loop after each call into it. */
-    private final class Sink implements ConnectionSink {
-        @Override
-        public void send(ByteBuf packet) {
-            endpoint.send(packet, remote);
-        }
-
-        @Override
-        public void connected() {
-            onConnected();
-        }
-
-        @Override
-        public void data(ByteBuf payload) {
-            onData(payload);
-        }
-
-        @Override
-        public void endOfStream() {
-            onEndOfStream();
-        }
-
-        @Override
-        public void writabilityChanged(boolean writable) {
-            onWritabilityChanged(writable);
-        }
-
-        @Override
-        public void closed(Throwable causeOrNull) {
-            onClosed(causeOrNull);
-        }
     }
 
     private final class UtpUnsafe extends StreamUnsafe {
