@@ -18,7 +18,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -70,7 +69,6 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     /** Opens, hashes, reads and checks the files on their disk queues (made with {@link #loop}). */
     private SendDisk disk;
     private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
-    private final ArrayDeque<OutgoingFile> streaming = new ArrayDeque<>();
     private final OfferSchedule schedule;
 
     private ChannelHandlerContext ctx;
@@ -81,9 +79,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     /** Files in state DONE (checked on every verdict: a count, not a scan of thousands of files). */
     private int filesDone;
     private long startNanos;
-    private long written;
     private ScheduledFuture<?> helloTimeout;
-    private ScheduledFuture<?> pacingWakeUp;
+    /** Moves the streaming files' chunks into the channel. */
+    private ChunkWriter writer;
     private volatile String peer = "the receiver";
     /** Whether DATA content goes out as file regions (decided when the session begins). */
     private boolean zeroCopy;
@@ -165,6 +163,22 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 abortFile(file, message);
             }
         });
+        this.writer = new ChunkWriter(ctx, loop, settings, progress, new ChunkWriter.Session() {
+            @Override
+            public boolean over() {
+                return result.isDone();
+            }
+
+            @Override
+            public void wantReads(OutgoingFile file) {
+                requestReads(file);
+            }
+
+            @Override
+            public void contentWritten(OutgoingFile file) {
+                maybeEnd(file);
+            }
+        });
         if (ctx.channel().isActive()) {
             begin();
         }
@@ -181,6 +195,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             return;
         }
         startNanos = System.nanoTime();
+        writer.begin(startNanos);
         Channel ch = ctx.channel();
         zeroCopy = settings.zeroCopy() && ctx.pipeline().get(SslHandler.class) == null
                 && (FerryChannels.isKernelSocket(ch) || (ch instanceof StripedChannel && ((StripedChannel) ch).carriesFileRegions()));
@@ -344,13 +359,12 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         for (OutgoingFile file; !result.isDone() && (file = schedule.nextToStream()) != null; ) {
             progress.fileStarted(file.id, file.entry.name(), file.size(), file.startOffset);
             ctx.write(Frames.start(ctx.alloc(), file.id, file.startOffset));
-            streaming.add(file);
-            requestReads(file);
+            writer.add(file);
             began = true;
         }
         if (began) {
             offerMore(); // what streams now no longer counts against OFFER_AHEAD_BYTES
-            pump();
+            writer.pump();
             loop.flush();
         }
     }
@@ -407,102 +421,15 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (sha256 != null) {
             file.digestValue = sha256;
         }
-        pump();
+        writer.pump();
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
-            pump();
+            writer.pump();
         }
         ctx.fireChannelWritabilityChanged();
-    }
-
-    /** Moves ready chunks into the channel, round robin over the streaming files, while it is writable. */
-    private void pump() {
-        boolean wrote = false;
-        while (ctx.channel().isWritable() && !streaming.isEmpty() && !result.isDone()) {
-            if (settings.rateLimit() > 0 && paced()) {
-                break;
-            }
-            OutgoingFile file = nextWithData();
-            if (file == null) {
-                break;
-            }
-            if (file.regions != null) {
-                writeRegion(file);
-                wrote = true;
-                continue;
-            }
-            ByteBuf frame = file.ready.poll();
-            int length = frame.readableBytes() - Frames.DATA_HEADER;
-            written += length;
-            wrote = true;
-            ctx.write(frame).addListener(f -> {
-                if (f.isSuccess()) {
-                    file.sent += length;
-                    progress.fileAdvanced(file.id, file.startOffset + file.sent);
-                }
-            });
-            if (file.lastRead && file.readsInFlight == 0 && file.ready.isEmpty()) {
-                streaming.remove(file);
-                file.contentDone = true;
-                maybeEnd(file);
-            } else {
-                requestReads(file);
-            }
-        }
-        if (wrote) {
-            loop.flush();
-        }
-    }
-
-    private OutgoingFile nextWithData() {
-        for (int i = 0; i < streaming.size(); i++) {
-            OutgoingFile file = streaming.poll();
-            streaming.add(file);
-            if (!file.ready.isEmpty() || (file.regions != null && !file.lastRead)) {
-                return file;
-            }
-        }
-        return null;
-    }
-
-    /** Zero-copy: writes the next chunk of {@code file} as a DATA header and a region of the file. */
-    private void writeRegion(OutgoingFile file) {
-        long position = file.nextRead;
-        int length = (int) Math.min(settings.chunkSize(), file.size() - position);
-        file.nextRead += length;
-        file.lastRead = file.nextRead == file.size();
-        written += length;
-        ctx.write(Frames.dataHeaderAlone(ctx.alloc(), file.id, length), ctx.voidPromise());
-        ctx.write(new SourceFile.Region(file.regions, position, length)).addListener(f -> {
-            if (f.isSuccess()) {
-                file.sent += length;
-                progress.fileAdvanced(file.id, file.startOffset + file.sent);
-            }
-        });
-        if (file.lastRead) {
-            streaming.remove(file);
-            file.contentDone = true;
-            maybeEnd(file);
-        }
-    }
-
-    /** With a rate limit: whether the sender is ahead of schedule (then a wake-up is scheduled). */
-    private boolean paced() {
-        long dueNanos = startNanos + (long) (written * 1e9 / settings.rateLimit());
-        long wait = dueNanos - System.nanoTime();
-        if (wait <= 0) {
-            return false;
-        }
-        if (pacingWakeUp == null) {
-            pacingWakeUp = ctx.executor().schedule(() -> {
-                pacingWakeUp = null;
-                pump();
-            }, wait, TimeUnit.NANOSECONDS);
-        }
-        return true;
     }
 
     private void endFile(OutgoingFile file) {
@@ -543,7 +470,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private void finish(OutgoingFile file, FileOutcome.Status status, String message) {
         file.state = OutgoingFile.State.DONE;
         filesDone++;
-        streaming.remove(file);
+        writer.remove(file);
         file.releaseReady();
         file.disk.execute(() -> SendDisk.closeSource(file));
         long resumed = status == FileOutcome.Status.FAILED && file.startOffset == 0 ? 0 : file.startOffset;
@@ -577,8 +504,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (helloTimeout != null) {
             helloTimeout.cancel(false);
         }
-        if (pacingWakeUp != null) {
-            pacingWakeUp.cancel(false);
+        if (writer != null) {
+            writer.stop();
         }
         Optional<TransportStatistics> stats = Optional.empty();
         try {

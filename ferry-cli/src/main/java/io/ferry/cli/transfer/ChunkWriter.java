@@ -1,0 +1,153 @@
+package io.ferry.cli.transfer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The sender's writing side: moves the streaming files' ready chunks (or, zero-copy, regions of the files)
+ * into the channel as DATA frames, round robin over the files, while the channel is writable and, with a
+ * rate limit, while the session is not ahead of its schedule. Runs on the session's event loop.
+ */
+final class ChunkWriter {
+
+    /** What the writer asks of its session. */
+    interface Session {
+        /** Whether the session is over (nothing more is written). */
+        boolean over();
+
+        /** Reads ahead of the writer for {@code file} (not for a zero-copy file). */
+        void wantReads(OutgoingFile file);
+
+        /** Every byte of {@code file}'s content was handed to the channel. */
+        void contentWritten(OutgoingFile file);
+    }
+
+    private final ArrayDeque<OutgoingFile> streaming = new ArrayDeque<>();
+    private final ChannelHandlerContext ctx;
+    private final LoopMailbox loop;
+    private final SendSettings settings;
+    private final ProgressListener progress;
+    private final Session session;
+    private long startNanos;
+    private long written;
+    private ScheduledFuture<?> pacingWakeUp;
+
+    ChunkWriter(ChannelHandlerContext ctx, LoopMailbox loop, SendSettings settings, ProgressListener progress, Session session) {
+        this.ctx = ctx;
+        this.loop = loop;
+        this.settings = settings;
+        this.progress = progress;
+        this.session = session;
+    }
+
+    /** The session began at {@code nanos}: the rate limit's schedule starts there. */
+    void begin(long nanos) {
+        startNanos = nanos;
+    }
+
+    /** {@code file} streams from now on. */
+    void add(OutgoingFile file) {
+        streaming.add(file);
+        session.wantReads(file);
+    }
+
+    void remove(OutgoingFile file) {
+        streaming.remove(file);
+    }
+
+    /** Stops the rate limit's pending wake-up (the session is over). */
+    void stop() {
+        if (pacingWakeUp != null) {
+            pacingWakeUp.cancel(false);
+        }
+    }
+
+    /** Moves ready chunks into the channel, round robin over the streaming files, while it is writable. */
+    void pump() {
+        boolean wrote = false;
+        while (ctx.channel().isWritable() && !streaming.isEmpty() && !session.over()) {
+            if (settings.rateLimit() > 0 && paced()) {
+                break;
+            }
+            OutgoingFile file = nextWithData();
+            if (file == null) {
+                break;
+            }
+            wrote = true;
+            if (file.regions != null) {
+                writeRegion(file);
+                continue;
+            }
+            ByteBuf frame = file.ready.poll();
+            int length = frame.readableBytes() - Frames.DATA_HEADER;
+            written += length;
+            ctx.write(frame).addListener(f -> advanced(f.isSuccess(), file, length));
+            if (file.lastRead && file.readsInFlight == 0 && file.ready.isEmpty()) {
+                written(file);
+            } else {
+                session.wantReads(file);
+            }
+        }
+        if (wrote) {
+            loop.flush();
+        }
+    }
+
+    private OutgoingFile nextWithData() {
+        for (int i = 0; i < streaming.size(); i++) {
+            OutgoingFile file = streaming.poll();
+            streaming.add(file);
+            if (!file.ready.isEmpty() || (file.regions != null && !file.lastRead)) {
+                return file;
+            }
+        }
+        return null;
+    }
+
+    /** Zero-copy: writes the next chunk of {@code file} as a DATA header and a region of the file. */
+    private void writeRegion(OutgoingFile file) {
+        long position = file.nextRead;
+        int length = (int) Math.min(settings.chunkSize(), file.size() - position);
+        file.nextRead += length;
+        file.lastRead = file.nextRead == file.size();
+        written += length;
+        ctx.write(Frames.dataHeaderAlone(ctx.alloc(), file.id, length), ctx.voidPromise());
+        ctx.write(new SourceFile.Region(file.regions, position, length)).addListener(f -> advanced(f.isSuccess(), file, length));
+        if (file.lastRead) {
+            written(file);
+        }
+    }
+
+    private void advanced(boolean success, OutgoingFile file, int length) {
+        if (success) {
+            file.sent += length;
+            progress.fileAdvanced(file.id, file.startOffset + file.sent);
+        }
+    }
+
+    private void written(OutgoingFile file) {
+        streaming.remove(file);
+        file.contentDone = true;
+        session.contentWritten(file);
+    }
+
+    /** With a rate limit: whether the sender is ahead of schedule (then a wake-up is scheduled). */
+    private boolean paced() {
+        long dueNanos = startNanos + (long) (written * 1e9 / settings.rateLimit());
+        long wait = dueNanos - System.nanoTime();
+        if (wait <= 0) {
+            return false;
+        }
+        if (pacingWakeUp == null) {
+            pacingWakeUp = ctx.executor().schedule(() -> {
+                pacingWakeUp = null;
+                pump();
+            }, wait, TimeUnit.NANOSECONDS);
+        }
+        return true;
+    }
+}
