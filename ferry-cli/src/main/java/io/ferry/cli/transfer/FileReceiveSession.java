@@ -5,10 +5,14 @@ import io.ferry.cli.transfer.FrameDecoder.Frame;
 import io.ferry.cli.transfer.FrameDecoder.Hello;
 import io.ferry.transport.FerryChannels;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 
@@ -78,12 +82,16 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private boolean helloSeen;
     private boolean ended;
     private boolean anyFailed;
+    /** The sender ended its stream: once the files whose END arrived have their verdicts, the session closes. */
+    private boolean senderDone;
 
     /** A file and its disk queue. */
     private final class Open {
         final IncomingFile file;
         final SerialExecutor disk = new SerialExecutor(diskPool);
         volatile boolean failed;
+        /** Whether the sender's END for it arrived (on the event loop). */
+        boolean endSeen;
 
         Open(IncomingFile file) {
             this.file = file;
@@ -105,11 +113,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
      *                 UDT) a killed sender otherwise holds its files until the transport's idle timeout.
      */
     public FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Duration takeover) {
-        this(directory, overwrite, events, DiskThreads.shared(), takeover);
-    }
-
-    FileReceiveSession(Path directory, boolean overwrite, ReceiverEvents events, Executor diskPool, Duration takeover) {
-        this(directory, overwrite, events, diskPool, takeover, SenderLimits.NONE);
+        this(directory, overwrite, events, DiskThreads.shared(), takeover, SenderLimits.NONE);
     }
 
     /**
@@ -165,6 +169,10 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         this.loop = new LoopMailbox(ctx);
         peer = "the sender at " + Failures.address(ctx.channel().remoteAddress());
+        if (ctx.pipeline().get(SslHandler.class) == null) {
+            // a sender ends its stream after its last END and still reads the verdicts (TLS ends it with close_notify)
+            ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        }
     }
 
     @Override
@@ -343,6 +351,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 byte[] theirs = new byte[checksum.length()];
                 in.readBytes(theirs);
                 if (f != null) {
+                    f.endSeen = true;
                     f.disk.execute(() -> onDisk(f, () -> {
                         int status = f.file.finish(theirs);
                         storedOrPresent(f, status);
@@ -362,6 +371,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                     });
                     events.failed(peer + " gave up on " + f.file.name + ": " + reason);
                 }
+                closeIfSenderDone();
                 break;
             }
             default:
@@ -480,6 +490,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             String reason = e instanceof IOException ? Failures.reason((IOException) e) : e.toString();
             refuse(f.file.id, "cannot store " + f.file.name + ": " + reason);
         }
+        closeIfSenderDone();
     }
 
     private void storedOrPresent(Open f, int status) {
@@ -494,6 +505,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             open.remove(f.file.id);
             ctx.write(Frames.verdict(ctx.alloc(), f.file.id, status, message));
             events.stored(outcome);
+            closeIfSenderDone();
         });
     }
 
@@ -523,25 +535,49 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        for (Open f : open.values()) {
-            f.failed = true;
-            anyFailed = true;
-            events.failed("connection from " + peer.replaceFirst("^the sender at ", "") + " ended after " + f.file.position()
-                    + " of " + f.file.size + " bytes of " + f.file.name + "; the data is kept in " + f.file.partial.getFileName()
-                    + " and a new send resumes from it");
-            f.disk.execute(() -> {
-                f.file.close();
-                IN_USE.remove(f.file.target, this);
-            });
-        }
+        open.values().forEach(this::keepPartial);
         open.clear();
         ended = true;
         events.sessionEnded(peer, !anyFailed && admitted);
         ctx.fireChannelInactive();
     }
 
+    /** A file the sender will send no more of: what arrived stays in its partial file, for a resume. */
+    private void keepPartial(Open f) {
+        f.failed = true;
+        anyFailed = true;
+        events.failed("connection from " + peer.replaceFirst("^the sender at ", "") + " ended after " + f.file.position()
+                + " of " + f.file.size + " bytes of " + f.file.name + "; the data is kept in " + f.file.partial.getFileName()
+                + " and a new send resumes from it");
+        f.disk.execute(() -> {
+            f.file.close();
+            IN_USE.remove(f.file.target, this);
+        });
+    }
+
+    /** The sender ended its stream: the files it ended get their verdicts, then the session closes. */
+    private void onSenderDone() {
+        senderDone = true;
+        open.values().removeIf(f -> {
+            if (!f.endSeen) {
+                keepPartial(f);
+            }
+            return !f.endSeen;
+        });
+        closeIfSenderDone();
+    }
+
+    private void closeIfSenderDone() {
+        if (senderDone && open.isEmpty() && ctx.channel().isActive()) {
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent && !senderDone) {
+            onSenderDone();
+        }
         if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess() && !ended) {
             ended = true;
             anyFailed = true;

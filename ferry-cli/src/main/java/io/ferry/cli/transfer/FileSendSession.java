@@ -8,10 +8,12 @@ import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.striped.StripedChannel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
@@ -85,6 +87,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private volatile String peer = "the receiver";
     /** Whether DATA content goes out as file regions (decided when the session begins). */
     private boolean zeroCopy;
+    /** Whether the session ends its stream after its last END (not under TLS, whose close_notify ends it). */
+    private boolean halfClose;
+    /** Files this session sends nothing more for: ended, or done without an END (refused, aborted). */
+    private int filesOver;
+    private boolean outputEnded;
 
     /** A session that sends {@code plan} with the shared {@link DiskThreads}. */
     public FileSendSession(SendPlan plan, SendSettings settings, ProgressListener progress) {
@@ -203,6 +210,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             // Netty counts a region as 0 bytes: without this the channel would never push back
             ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         }
+        halfClose = ch instanceof DuplexChannel && ctx.pipeline().get(SslHandler.class) == null;
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
         progress.sessionStarted(files.size(), files.stream().mapToLong(OutgoingFile::size).sum());
         ctx.write(Frames.hello(ctx.alloc()));
@@ -436,7 +444,26 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         OutgoingFile.State was = file.state;
         file.state = OutgoingFile.State.ENDED;
         ctx.write(Frames.end(ctx.alloc(), file.id, file.digestValue));
+        filesOver++;
         released(file, was);
+        maybeEndOutput();
+    }
+
+    /**
+     * After the last file's END the sender ends its stream, once everything before it is written: the end
+     * of stream reaches the receiver behind the data and is acknowledged with it, so the close after the
+     * last verdict does not wait another round trip for it.
+     */
+    private void maybeEndOutput() {
+        if (!halfClose || outputEnded || result.isDone() || filesOver < files.size()) {
+            return;
+        }
+        outputEnded = true;
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> {
+            if (written.isSuccess() && ctx.channel().isActive()) {
+                ((DuplexChannel) ctx.channel()).shutdownOutput();
+            }
+        });
     }
 
     private void onVerdict(OutgoingFile file, int status, String message) {
@@ -452,6 +479,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         finish(file, outcome, outcome == FileOutcome.Status.FAILED ? "the receiver refused " + file.entry.name() + ": " + message : message);
         released(file, was);
+        maybeEndOutput();
         checkDone();
     }
 
@@ -460,14 +488,20 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (file.state == OutgoingFile.State.DONE || result.isDone()) {
             return;
         }
-        ctx.writeAndFlush(Frames.abort(ctx.alloc(), file.id, message));
+        if (!outputEnded) {
+            ctx.writeAndFlush(Frames.abort(ctx.alloc(), file.id, message));
+        }
         OutgoingFile.State was = file.state;
         finish(file, FileOutcome.Status.FAILED, message);
         released(file, was);
+        maybeEndOutput();
         checkDone();
     }
 
     private void finish(OutgoingFile file, FileOutcome.Status status, String message) {
+        if (file.state != OutgoingFile.State.ENDED) {
+            filesOver++;
+        }
         file.state = OutgoingFile.State.DONE;
         filesDone++;
         writer.remove(file);

@@ -3,12 +3,12 @@ package io.ferry.cli.transfer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The ferry file-transfer wire format, version 4: one session per connection, many files in flight,
+ * The ferry file-transfer wire format, version 5: one session per connection, many files in flight,
  * resumable, senders optionally chosen by a shared secret, content verified with a checksum the sender
  * chooses. All integers are big-endian.
  *
  * <pre>
- * both sides first:  hello   "FERRY" u8 version=4           (the sender sends it, the receiver answers it)
+ * both sides first:  hello   "FERRY" u8 version=5           (the sender sends it, the receiver answers it)
  * then frames:       u8 type  u32 length  payload[length]
  *
  * who may send, and how content is checked, before any other frame in either direction
@@ -47,8 +47,10 @@ import java.nio.charset.StandardCharsets;
  * <p>A sender offers files (several may be in flight at once; their DATA frames interleave), the
  * receiver accepts each with what it already holds, the sender checks the held prefix against its own
  * file and starts from there (or from 0 if it differs), and the receiver renames a file into place
- * only after the checksum of the whole content matched ({@link Checksum}). The sender closes the connection once every
- * file has a verdict.
+ * only after the checksum of the whole content matched ({@link Checksum}). Once every file is ended (or
+ * refused or aborted) the sender ends its stream (not under TLS), so that its end of stream is acknowledged
+ * with the data; the receiver then sends the last verdicts and closes. The sender closes the connection
+ * once every file has a verdict. (Version 5 added the sender's end of stream; version 4 closed only then.)
  *
  * <p>Other versions are refused with a message naming both versions. Version 1 (one file per connection, no resume) is refused with a message the old version can
  * read: a receiver answers a version-1 offer with a version-1 verdict, and a sender recognises a
@@ -58,7 +60,7 @@ public final class TransferProtocol {
 
     static final byte[] MAGIC = "FERRY".getBytes(StandardCharsets.US_ASCII);
     /** The version this implementation speaks. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     static final int HELLO_LENGTH = MAGIC.length + 1;
     static final int MAX_NAME_BYTES = 4096;
     /** Largest frame payload accepted: a 16 MiB chunk plus its id. */

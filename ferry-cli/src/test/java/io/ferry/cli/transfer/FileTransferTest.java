@@ -1,6 +1,7 @@
 package io.ferry.cli.transfer;
 
 import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transports;
 import io.ferry.transport.conformance.LeakDetectionExtension;
 import io.netty.buffer.ByteBuf;
@@ -386,13 +387,39 @@ class FileTransferTest {
     }
 
     @Test
+    void aSenderThatEndsItsStreamAfterItsLastEndGetsTheVerdictsAndTheReceiverThenCloses() throws Exception {
+        Receiver receiver = receiver(true);
+        Path ended = file("ended.bin", 300_000, 31);
+        byte[] content = Files.readAllBytes(ended);
+        ByteBuf request = helloOfThisVersion();
+        writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, null));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, content.length, "ended.bin"));
+        writeAndRelease(request, Frames.offer(request.alloc(), 1, 100_000, "cut.bin"));
+        writeAndRelease(request, Frames.start(request.alloc(), 0, 0));
+        writeAndRelease(request, Frames.dataHeaderAlone(request.alloc(), 0, content.length));
+        request.writeBytes(content);
+        writeAndRelease(request, Frames.end(request.alloc(), 0, crc32c(ended)));
+        writeAndRelease(request, Frames.start(request.alloc(), 1, 0));
+        writeAndRelease(request, Frames.dataHeaderAlone(request.alloc(), 1, 40_000));
+        request.writeBytes(new byte[40_000]);
+        // The stream ends here: cut.bin has no END. The receiver must still verify ended.bin and answer, then close.
+        String reply = rawExchange(receiver.port(), request, true);
+        assertTrue(reply.contains("stored ended.bin"), "the verdict for the file the sender ended: " + reply);
+        assertFalse(reply.contains("cut.bin"), "no verdict for a file without its END: " + reply);
+        assertSame(ended, inbox.resolve("ended.bin"));
+        assertFalse(Files.exists(inbox.resolve("cut.bin")));
+        String kept = receiver.failures.poll(5, TimeUnit.SECONDS);
+        assertTrue(kept != null && kept.contains(" of 100000 bytes of cut.bin; the data is kept"), "cut.bin stays partial: " + kept);
+    }
+
+    @Test
     void aVersionOneSenderIsToldToUpgradeInWordsItCanRead() throws Exception {
         Receiver receiver = receiver(true);
         byte[] name = "old.bin".getBytes(StandardCharsets.UTF_8);
         ByteBuf v1Offer = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(name.length).writeBytes(name).writeLong(3);
         String reply = rawExchange(receiver.port(), v1Offer);
         assertTrue(reply.startsWith("FERRY\u0001"), "a version-1 verdict with status 1 (failed): " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 4; upgrade the sender"), reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 5; upgrade the sender"), reply);
         assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("version 1"));
     }
 
@@ -401,7 +428,7 @@ class FileTransferTest {
         Receiver oldReceiver = fakeReceiver(Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(5)
                 .writeBytes("nope!".getBytes(StandardCharsets.US_ASCII)));
         SessionResult result = sendTo(oldReceiver, SendPlan.of(List.of(file("x.bin", 100, 11))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 4"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 5"),
                 result.failure().toString());
     }
 
@@ -412,8 +439,8 @@ class FileTransferTest {
         writeAndRelease(v2, Frames.offer(v2.alloc(), 0, 3, "old.bin"));
         String reply = rawExchange(receiver.port(), v2);
         assertTrue(reply.startsWith("FERRY" + (char) TransferProtocol.VERSION), "the receiver's own hello: " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 4"), reply);
-        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 4"));
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 5"), reply);
+        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 5"));
         assertNothingIn(inbox);
     }
 
@@ -424,7 +451,7 @@ class FileTransferTest {
         reply.writeBytes(error);
         error.release();
         SessionResult result = sendTo(fakeReceiver(reply), SendPlan.of(List.of(file("x.bin", 100, 13))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 4"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 5"),
                 result.failure().toString());
     }
 
@@ -802,6 +829,11 @@ class FileTransferTest {
 
     /** Sends raw bytes and collects everything the peer says until it closes. */
     private String rawExchange(int port, ByteBuf request) throws Exception {
+        return rawExchange(port, request, false);
+    }
+
+    /** Sends raw bytes, then ends the stream if {@code endStream}, and collects what the peer says until it closes. */
+    private String rawExchange(int port, ByteBuf request, boolean endStream) throws Exception {
         ByteArrayOutputStream reply = new ByteArrayOutputStream();
         CompletableFuture<Void> closed = new CompletableFuture<>();
         ChannelFuture connected = ferry.connect("tcp://127.0.0.1:" + port, new ChannelInboundHandlerAdapter() {
@@ -822,7 +854,11 @@ class FileTransferTest {
             }
         });
         Channel client = connected.sync().channel();
-        client.writeAndFlush(request);
+        ChannelFuture written = client.writeAndFlush(request);
+        if (endStream) {
+            written.sync();
+            FerryChannels.shutdownOutput(client).sync();
+        }
         closed.get(10, TimeUnit.SECONDS);
         synchronized (reply) {
             return reply.toString(StandardCharsets.ISO_8859_1);
