@@ -12,7 +12,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 
@@ -169,10 +168,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         this.loop = new LoopMailbox(ctx);
         peer = "the sender at " + Failures.address(ctx.channel().remoteAddress());
-        if (ctx.pipeline().get(SslHandler.class) == null) {
-            // a sender ends its stream after its last END and still reads the verdicts (TLS ends it with close_notify)
-            ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-        }
+        // a sender's end of stream means no more frames: the files it ended still get their verdicts (onSenderDone)
+        ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     }
 
     @Override

@@ -204,13 +204,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         startNanos = System.nanoTime();
         writer.begin(startNanos);
         Channel ch = ctx.channel();
-        zeroCopy = settings.zeroCopy() && ctx.pipeline().get(SslHandler.class) == null
+        boolean tls = ctx.pipeline().get(SslHandler.class) != null;
+        zeroCopy = settings.zeroCopy() && !tls
                 && (FerryChannels.isKernelSocket(ch) || (ch instanceof StripedChannel && ((StripedChannel) ch).carriesFileRegions()));
         if (zeroCopy && FerryChannels.isKernelSocket(ch)) {
             // Netty counts a region as 0 bytes: without this the channel would never push back
             ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         }
-        halfClose = ch instanceof DuplexChannel && ctx.pipeline().get(SslHandler.class) == null;
+        halfClose = ch instanceof DuplexChannel && !tls;
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
         progress.sessionStarted(files.size(), files.stream().mapToLong(OutgoingFile::size).sum());
         ctx.write(Frames.hello(ctx.alloc()));

@@ -55,6 +55,8 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     private volatile boolean aborting;
     private boolean finished;
     private long deadlineNanos;
+    /** The socket's {@code TCP_INFO}, read again at every poll. */
+    private final EpollTcpInfo info = new EpollTcpInfo();
     /** At most this many bytes were unacknowledged at the last poll ({@code TCP_INFO}); -1 before the first. */
     private long unacknowledgedBound = -1;
 
@@ -144,7 +146,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
             if (!ch.isOutputShutdown() && LingeringChannels.unwrittenBytes(ch) == 0) {
                 ch.shutdownOutput(); // the FIN queues behind everything written
             }
-            EpollTcpInfo info = ch.tcpInfo();
+            ch.tcpInfo(info);
             if (ch.isOutputShutdown()) {
                 int state = info.state();
                 if (state == TCP_FIN_WAIT2 || state == TCP_TIME_WAIT || state == TCP_CLOSE) {
