@@ -6,6 +6,7 @@ import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.HomeLoopGroup;
 import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.RegisteredConnect;
@@ -223,7 +224,7 @@ public final class QuicTransport implements Transport {
         return new ServerBootstrap().group(group, group).channelFactory(() -> server).childHandler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(childHandler);
+                ChildHandlers.addLast(ch, childHandler);
             }
         }).bind(local);
     }

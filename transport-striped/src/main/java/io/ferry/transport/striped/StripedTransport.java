@@ -8,6 +8,7 @@ import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.LingeringChannels;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -452,7 +453,7 @@ public final class StripedTransport implements Transport {
                     return;
                 }
                 try {
-                    child.pipeline().addLast(childHandler);
+                    ChildHandlers.addLast(child, childHandler);
                 } catch (RuntimeException e) {
                     // as Netty's ServerBootstrap does: log, and the connection goes (its members are reset)
                     LOG.warn("Failed to initialize an accepted striped connection from {}; resetting it", complete.remote, e);

@@ -7,6 +7,7 @@ import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UnsupportedOptionException;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.ByteCountingHandler;
 import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.RegisteredConnect;
@@ -149,7 +150,7 @@ public final class TcpTransport implements Transport {
                     protected void initChannel(Channel ch) {
                         adopt(ch);
                         apply(ch, childOptions);
-                        ch.pipeline().addLast(childHandler);
+                        ChildHandlers.addLast(ch, childHandler);
                     }
                 });
         ChannelFuture registered = bootstrap.register();

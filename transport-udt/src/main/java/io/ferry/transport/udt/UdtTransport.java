@@ -6,6 +6,7 @@ import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.ByteCountingHandler;
 import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.spi.RegisteredConnect;
@@ -137,7 +138,7 @@ public final class UdtTransport implements Transport {
                     protected void initChannel(Channel ch) {
                         adopt(ch);
                         apply(ch.config(), settings.nettyOptions);
-                        ch.pipeline().addLast(childHandler);
+                        ChildHandlers.addLast(ch, childHandler);
                     }
                 });
         ChannelFuture registered = bootstrap.register();

@@ -5,6 +5,7 @@ import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.endpoint.Admission;
 import io.ferry.transport.ledbat.endpoint.EndpointCore;
 
+import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.ListenerConfig;
 import io.netty.channel.socket.ServerSocketChannel;
 
@@ -221,7 +222,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
             return;
         }
         try {
-            child.pipeline().addLast(childHandler);
+            ChildHandlers.addLast(child, childHandler);
         } catch (RuntimeException e) {
             // as Netty's ServerBootstrap does: log, and the connection goes (the endpoint resets it)
             LOG.warn("Failed to initialize an accepted uTP connection from {}; resetting it", child.remote(), e);
