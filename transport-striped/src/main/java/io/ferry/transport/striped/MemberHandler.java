@@ -41,6 +41,10 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
 
     private final Handshake handshake;
     private final Duration timeout;
+    /** A client that sends its hello at once and reads the greeting ahead of the stream ({@link StripedChannelOption#EAGER_HELLO}). */
+    private final boolean eager;
+    /** An eager client has not read the listener's greeting yet: the stream's first bytes are still to prove it. */
+    private boolean greetingPending;
     private State state;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> timer;
@@ -63,23 +67,27 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     private int blockRemaining;
     private long streamOffset;
 
-    private MemberHandler(State state, Handshake handshake, Duration timeout, UUID session, int index, int count) {
+    private MemberHandler(State state, Handshake handshake, Duration timeout, UUID session, int index, int count, boolean eager) {
         this.state = state;
         this.handshake = handshake;
         this.timeout = timeout;
+        this.eager = eager;
         this.session = session;
         this.index = index;
         this.count = count;
     }
 
-    /** A client's member {@code index} of {@code count} of session {@code session}. */
-    static MemberHandler client(Handshake handshake, Duration timeout, UUID session, int index, int count) {
-        return new MemberHandler(State.AWAIT_GREETING, handshake, timeout, session, index, count);
+    /**
+     * A client's member {@code index} of {@code count} of session {@code session}; {@code eager}: it sends its
+     * hello as soon as it is connected and is done then, the greeting checked when it arrives.
+     */
+    static MemberHandler client(Handshake handshake, Duration timeout, UUID session, int index, int count, boolean eager) {
+        return new MemberHandler(State.AWAIT_GREETING, handshake, timeout, session, index, count, eager);
     }
 
     /** A connection accepted by a striped listener, which says which session it joins. */
     static MemberHandler accepted(Handshake handshake, Duration timeout) {
-        return new MemberHandler(State.AWAIT_HELLO, handshake, timeout, null, -1, -1);
+        return new MemberHandler(State.AWAIT_HELLO, handshake, timeout, null, -1, -1, false);
     }
 
     UUID session() {
@@ -121,11 +129,15 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             timer = ctx.executor().schedule(() -> refuse("no striping hello within " + timeout.toMillis() + " ms"),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
         } else {
-            timer = ctx.executor().schedule(() -> fail(new ConnectTimeoutException("no striping greeting from " + remote
+            timer = ctx.executor().schedule(() -> greetingFailed(new ConnectTimeoutException("no striping greeting from " + remote
                     + " within " + timeout.toMillis() + " ms: the listener there does not carry striped sessions"
                     + " (give it the STREAMS option too) or is not a Ferry listener")), timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         ctx.read();
+        if (eager && state == State.AWAIT_GREETING) {
+            greetingPending = true;
+            sendHello();
+        }
     }
 
     @Override
@@ -135,14 +147,36 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBuf in = (ByteBuf) msg;
+        if (state == State.DEAD || (state == State.AWAIT_SESSION && failedEarly != null)) {
+            in.release();
+            return;
+        }
+        if (greetingPending) {
+            cumulate(in);
+            if (readEagerGreeting() && state == State.BOUND) {
+                ByteBuf rest = cumulation;
+                cumulation = null;
+                if (rest.isReadable()) {
+                    process(rest);
+                } else {
+                    rest.release();
+                }
+            }
+            return;
+        }
         if (state == State.BOUND) {
             process(in);
             return;
         }
-        if (state == State.DEAD) {
-            in.release();
-            return;
+        cumulate(in);
+        if (state == State.AWAIT_GREETING) {
+            readGreeting();
+        } else if (state == State.AWAIT_HELLO) {
+            readHello();
         }
+    }
+
+    private void cumulate(ByteBuf in) {
         if (cumulation == null) {
             cumulation = in;
         } else {
@@ -152,29 +186,74 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             in.release();
             cumulation = merged;
         }
-        if (state == State.AWAIT_GREETING) {
-            readGreeting();
-        } else if (state == State.AWAIT_HELLO) {
-            readHello();
-        }
     }
 
     private void readGreeting() {
-        int n = Math.min(cumulation.readableBytes(), StripedWire.MAGIC.length);
-        if (!StripedWire.startsWithMagic(cumulation, n)) {
-            String answered = StripedWire.printable(cumulation, 60);
-            fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress() + " does not carry striped sessions:"
-                    + " it answered '" + answered + "' (give it the STREAMS option too)", answered));
+        if (!greetingRead()) {
             return;
         }
-        if (n < StripedWire.MAGIC.length) {
-            return; // more to come
-        }
-        cumulation.skipBytes(StripedWire.MAGIC.length);
-        cancelTimer();
+        sendHello();
+    }
+
+    /** Sends the hello: from here the client's member is done with its handshake and waits for its channel. */
+    private void sendHello() {
         state = State.AWAIT_SESSION;
         ctx.writeAndFlush(StripedWire.hello(ctx.alloc(), session, index, count));
         handshake.done(this);
+    }
+
+    /** An eager client's greeting, ahead of the stream: whether it is read (what follows it is the stream's). */
+    private boolean readEagerGreeting() {
+        if (!greetingRead()) {
+            return false;
+        }
+        greetingPending = false;
+        return state != State.DEAD;
+    }
+
+    /**
+     * Consumes the greeting from {@link #cumulation}: true once it is there whole, false while more is to come
+     * or when what arrived is something else (the client then failed with a {@link NotStripedException}).
+     */
+    private boolean greetingRead() {
+        int n = Math.min(cumulation.readableBytes(), StripedWire.MAGIC.length);
+        if (!StripedWire.startsWithMagic(cumulation, n)) {
+            String answered = StripedWire.printable(cumulation, 60);
+            greetingFailed(new NotStripedException("the listener at " + ctx.channel().remoteAddress() + " does not carry striped sessions:"
+                    + " it answered '" + answered + "' (give it the STREAMS option too)", answered));
+            return false;
+        }
+        if (n < StripedWire.MAGIC.length) {
+            return false; // more to come
+        }
+        cumulation.skipBytes(StripedWire.MAGIC.length);
+        cancelTimer();
+        return true;
+    }
+
+    /**
+     * The listener's greeting did not come: before the hello the handshake fails; for an eager client,
+     * whose channel may be connected already, the channel fails (or will, once it binds this member).
+     */
+    private void greetingFailed(Throwable cause) {
+        if (!greetingPending) {
+            fail(cause);
+            return;
+        }
+        greetingPending = false;
+        cancelTimer();
+        release();
+        if (state == State.BOUND) {
+            StripedChannel s = striped;
+            StripeMember m = member;
+            state = State.DEAD;
+            s.onLoop(() -> s.fail(m, cause));
+        } else if (state == State.AWAIT_SESSION) {
+            if (failedEarly == null) {
+                failedEarly = cause;
+            }
+            handshake.failed(this, cause);
+        }
     }
 
     private void readHello() {
@@ -234,6 +313,9 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
         } else if (state == State.AWAIT_GREETING || state == State.AWAIT_HELLO) {
             ctx.executor().execute(ctx::read); // after this read ends, so that epoll looks at the socket again
         }
+        if (greetingPending && (state == State.AWAIT_SESSION || state == State.BOUND)) {
+            ctx.executor().execute(ctx::read); // the rest of the greeting, whether or not the channel reads
+        }
     }
 
     /** Joins the striped channel: from now on what the member reads goes there. Call on the member's loop. */
@@ -249,9 +331,12 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
         striped = channel;
         member = m;
         state = State.BOUND;
-        ByteBuf early = cumulation;
-        cumulation = null;
+        if (greetingPending) {
+            ctx.read(); // the greeting comes first, whether or not the channel reads; what it holds of it stays
+        }
+        ByteBuf early = greetingPending ? null : cumulation;
         if (early != null) {
+            cumulation = null;
             if (early.isReadable()) {
                 process(early);
             } else {
@@ -338,20 +423,23 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
-            if (state == State.BOUND) {
+            if (greetingPending || state == State.AWAIT_GREETING) {
+                greetingFailed(endedBeforeGreeting("ended"));
+            } else if (state == State.BOUND) {
                 inputEnded();
             } else if (state == State.AWAIT_SESSION) {
                 inputEndedEarly = true;
-            } else if (state == State.AWAIT_GREETING) {
-                fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress()
-                        + " ended the connection before the striping greeting: it does not carry striped sessions"
-                        + " (give it the STREAMS option too)", ""));
             } else if (state == State.AWAIT_HELLO) {
                 refuse("the connection ended before its striping hello");
             }
         } else if (evt != ChannelInputShutdownReadComplete.INSTANCE) {
             ReferenceCountUtil.release(evt);
         }
+    }
+
+    private NotStripedException endedBeforeGreeting(String how) {
+        return new NotStripedException("the listener at " + ctx.channel().remoteAddress() + " " + how
+                + " the connection before the striping greeting: it does not carry striped sessions (give it the STREAMS option too)", "");
     }
 
     private void inputEnded() {
@@ -398,14 +486,12 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (state == State.BOUND) {
+        if (greetingPending || state == State.AWAIT_GREETING) {
+            greetingFailed(endedBeforeGreeting("closed"));
+        } else if (state == State.BOUND) {
             StripedChannel s = striped;
             StripeMember m = member;
             s.onLoop(() -> s.onMemberInactive(m));
-        } else if (state == State.AWAIT_GREETING) {
-            fail(new NotStripedException("the listener at " + ctx.channel().remoteAddress()
-                    + " closed the connection before the striping greeting: it does not carry striped sessions"
-                    + " (give it the STREAMS option too)", ""));
         } else if (state == State.AWAIT_HELLO) {
             state = State.DEAD;
             cancelTimer();

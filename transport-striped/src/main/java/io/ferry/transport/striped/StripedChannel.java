@@ -80,6 +80,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     // reading (striped event loop)
     private final StripeReader reader = new StripeReader(this);
     private boolean failed;
+    /** The peer is not a striped listener (an eager client read something else): its connections are closed, not reset. */
+    private boolean peerNotStriped;
 
     // closing (striped event loop)
     private GracefulClose closing;
@@ -350,7 +352,11 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         for (StripeMember m : members == null ? new StripeMember[0] : members) {
             if (m.channel.isOpen()) {
                 m.keepStatistics(transport);
-                FerryChannels.abort(m.channel); // a graceful close closed them already: this close is a failure or an abort
+                if (peerNotStriped) {
+                    m.channel.close(); // as a client that never sent its hello closes: the plain listener sees a close
+                } else {
+                    FerryChannels.abort(m.channel); // a graceful close closed them already: this close is a failure or an abort
+                }
             }
         }
     }
@@ -443,7 +449,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             return;
         }
         failed = true;
-        IOException failure = cause instanceof ProtocolException ? (IOException) cause
+        peerNotStriped = cause instanceof NotStripedException;
+        // a malformed block, or a listener that is not striped (an eager client's greeting), says all in itself
+        IOException failure = cause instanceof ProtocolException || cause instanceof NotStripedException ? (IOException) cause
                 : new IOException("member connection " + m.index + " of " + members.length + " of " + this + " failed: " + cause, cause);
         pipeline().fireExceptionCaught(failure);
         unsafe().close(voidPromise());

@@ -54,7 +54,7 @@ public final class StripedTransport implements Transport {
     private static final WriteBufferWaterMark MEMBER_WATER_MARK = new WriteBufferWaterMark(128 << 10, 256 << 10);
 
     /** Options that belong to the striped channel itself rather than to its members. */
-    private static final Set<ChannelOption<?>> OWN = Set.of(FerryChannelOption.STREAMS, ChannelOption.AUTO_READ,
+    private static final Set<ChannelOption<?>> OWN = Set.of(FerryChannelOption.STREAMS, StripedChannelOption.EAGER_HELLO, ChannelOption.AUTO_READ,
             ChannelOption.ALLOW_HALF_CLOSURE, ChannelOption.WRITE_BUFFER_WATER_MARK);
 
     private final Transport underlying;
@@ -109,7 +109,7 @@ public final class StripedTransport implements Transport {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static void applyOwn(StripedChannel channel, ChannelOptions options) {
         for (Map.Entry<ChannelOption<?>, Object> e : options.asMap().entrySet()) {
-            if (OWN.contains(e.getKey()) && e.getKey() != FerryChannelOption.STREAMS) {
+            if (OWN.contains(e.getKey()) && e.getKey() != FerryChannelOption.STREAMS && e.getKey() != StripedChannelOption.EAGER_HELLO) {
                 channel.config().setOption((ChannelOption) e.getKey(), e.getValue());
             }
         }
@@ -161,7 +161,7 @@ public final class StripedTransport implements Transport {
         applyOwn(striped, options);
         striped.pipeline().addLast(handler);
         ChannelPromise promise = new DefaultChannelPromise(striped, GlobalEventExecutor.INSTANCE);
-        openMembers(new ClientSession(striped, promise, count, false), timeout, init -> underlying.connect(remote, init, members));
+        openMembers(new ClientSession(striped, promise, count, false), timeout, eager(options), init -> underlying.connect(remote, init, members));
         return promise;
     }
 
@@ -192,13 +192,17 @@ public final class StripedTransport implements Transport {
         // closed (or its connect cancelled) while the members connect: they go too
         striped.closeFuture().addListener(f -> session.fail(new java.nio.channels.ClosedChannelException()));
         try {
-            openMembers(session, timeout, connector);
+            openMembers(session, timeout, eager(options), connector);
         } catch (RuntimeException e) {
             striped.connectFailed(promise, e);
         }
     }
 
-    private void openMembers(ClientSession session, Duration timeout,
+    private static boolean eager(ChannelOptions options) {
+        return options.get(StripedChannelOption.EAGER_HELLO).orElse(false);
+    }
+
+    private void openMembers(ClientSession session, Duration timeout, boolean eager,
                              java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector) {
         int count = session.channels.length;
         UUID id = UUID.randomUUID();
@@ -210,7 +214,7 @@ public final class StripedTransport implements Transport {
                     @Override
                     protected void initChannel(Channel ch) {
                         prepareMember(ch);
-                        ch.pipeline().addLast(MemberHandler.client(session, timeout, id, index, count));
+                        ch.pipeline().addLast(MemberHandler.client(session, timeout, id, index, count, eager));
                     }
                 });
             } catch (RuntimeException e) {
