@@ -146,7 +146,10 @@ final class SendCommand implements Callable<Integer> {
         }
         try (Transports ferry = Transports.create()) {
             TransportUri target = uriOrHint(ferry, uri);
-            ChannelOptions plainOptions = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams);
+            // the sender's first bytes go with the striping hello, a round trip sooner; a listener that is not a ferry
+            // receiver is named from what it answers all the same (Failures.describe)
+            ChannelOptions plainOptions = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams)
+                    .toBuilder().set(io.ferry.transport.striped.StripedChannelOption.EAGER_HELLO, true).build();
             SenderTls chosenTls = tls();
             // QUIC carries TLS itself: the sender's trust and identity become QUIC's, not a second TLS inside it
             boolean quicTls = chosenTls != null && QuicTransport.NAME.equals(target.scheme());
@@ -191,9 +194,7 @@ final class SendCommand implements Callable<Integer> {
                 progress.sessionFinished();
                 Throwable cause = quicTls && chosenTls.quicRejection() != null ? chosenTls.quicRejection() : connected.cause();
                 if (cause instanceof io.ferry.transport.striped.NotStripedException) {
-                    String answered = ((io.ferry.transport.striped.NotStripedException) cause).answered();
-                    err.println("ferry send: " + uri + " is not a ferry receiver: it does not speak the ferry protocol ("
-                            + (answered.isEmpty() ? "it closed the connection" : "it sent '" + answered + "'") + ")");
+                    err.println("ferry send: " + uri + " " + Failures.notFerry((io.ferry.transport.striped.NotStripedException) cause));
                 } else {
                     err.println("ferry send: cannot connect to " + uri + ": " + Failures.describe(cause));
                 }

@@ -1,5 +1,6 @@
 package io.ferry.cli.transfer;
 
+import io.ferry.transport.striped.NotStripedException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 
@@ -47,10 +48,21 @@ public final class Failures {
         return String.valueOf(address);
     }
 
-    /** A network-side failure, with TLS problems spelled out. */
+    /** What a listener that did not greet as a ferry receiver answered, as the words after its name. */
+    public static String notFerry(NotStripedException e) {
+        String answered = e.answered();
+        return "is not a ferry receiver: it does not speak the ferry protocol ("
+                + (answered.isEmpty() ? "it closed the connection" : "it sent '" + answered + "'") + ")";
+    }
+
+    /** A network-side failure, with TLS problems and a peer that is not a ferry receiver spelled out. */
     public static String describe(Throwable e) {
         Throwable t = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
+        Throwable ssl = null;
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof NotStripedException) {
+                return "the peer " + notFerry((NotStripedException) c);
+            }
             if (c instanceof NotSslRecordException) {
                 return "the peer does not speak TLS (start both sides with --tls, or neither)";
             }
@@ -58,9 +70,13 @@ public final class Failures {
                 return "TLS: " + c.getMessage() + (c.getMessage().contains("pinned") || c.getMessage().contains("sender") ? ""
                         : " (pin the receiver's certificate with --pin sha256:..., or name its CA with --ca FILE)");
             }
+            if (ssl == null && c instanceof SSLException) {
+                ssl = c;
+            }
         }
-        if (t instanceof SSLException) {
-            Throwable root = t;
+        if (ssl != null) {
+            // also under a striped channel's "member connection ... failed" (QUIC's handshake may end after it connected)
+            Throwable root = ssl;
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();
             }
