@@ -32,6 +32,11 @@ final class UdtLinger {
      * tries at 10 ms RTT, lost both about once in a hundred closes through a path with 2 % loss).
      */
     static final long ACK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * The most a close waits after its last read for its acknowledgements to settle ({@link #acknowledgementsSettled}):
+     * 1 s, or 16 round trips on a longer path.
+     */
+    static final long ACK_SETTLE_CAP_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long a close waits for the acknowledgement of its end of stream by a peer that has ended its own side. */
     private static final long PEER_ENDED_FIN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private final UdtSocketChannel channel;
@@ -43,6 +48,10 @@ final class UdtLinger {
     private UndeliveredDataException failure;
     /** When only our end-of-stream frame was left unacknowledged to a peer that had ended its side; 0 before. */
     private long finAloneSinceNanos;
+    /** UDT's count of acknowledgements this socket sent, when last looked at ({@link #acknowledgementsSettled}); -1 before. */
+    private long sentAcks = -1;
+    /** When that count last changed. */
+    private long lastAckSentNanos;
 
     UdtLinger(UdtSocketChannel channel, ChannelPromise first, Duration linger) {
         this.channel = channel;
@@ -145,8 +154,8 @@ final class UdtLinger {
             }
         }
         if (socket.getOption(OptionUDT.UDT_SNDDATA) == 0) {
-            // all ours is acknowledged; stay until UDT's ACK timer has acknowledged what we last read
-            return expired || System.nanoTime() - channel.lastReadNanos() >= ackGraceNanos();
+            // all ours is acknowledged; stay until the peer has our acknowledgement of what we last read
+            return expired || acknowledgementsSettled();
         }
         if (channel.finReceived() && dataPacketsUnacknowledged() == 0) {
             // The peer ended its side and acknowledged every byte of ours; only our end of stream is open.
@@ -177,6 +186,31 @@ final class UdtLinger {
             giveUp("the connection broke");
         }
         return true;
+    }
+
+    /**
+     * Whether the peer has our acknowledgement of the last bytes we read, as far as UDT lets us see: UDT4
+     * repeats an acknowledgement every RTT + 4 RTTVar until the peer confirms it (ACK2), then sends none, so
+     * a socket that has sent no acknowledgement for five round trips and two ACK intervals since the grace
+     * after its last read ({@link #ackGraceNanos}) has had its last one confirmed. A fixed grace alone lost the
+     * race through 25 % loss each way: the peer read everything, closed, and our close saw a broken connection
+     * with up to 750 KB unacknowledged (UdtOverLossyPathsTest, 2 runs in 23). Bounded by {@link #ACK_SETTLE_CAP_NANOS}.
+     */
+    private boolean acknowledgementsSettled() throws ExceptionUDT {
+        long now = System.nanoTime();
+        long sinceRead = now - channel.lastReadNanos();
+        if (sinceRead < ackGraceNanos()) { // (which reads UDT's monitor)
+            return false;
+        }
+        double rttMillis = socket.monitor().currentMillisRTT();
+        long sent = socket.monitor().globalSentAckTotal();
+        if (sent != sentAcks) {
+            sentAcks = sent;
+            lastAckSentNanos = now;
+        }
+        long quiet = (long) ((5 * rttMillis + 2 * RepairTimeout.SYN_MS) * 1e6); // RTT + 4 RTTVar, RTTVar taken as a round trip
+        long cap = Math.max(ACK_SETTLE_CAP_NANOS, (long) (16 * rttMillis * 1e6));
+        return now - lastAckSentNanos >= quiet || sinceRead >= cap;
     }
 
     private long ackGraceNanos() {
