@@ -404,7 +404,7 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
                 blockRemaining -= n;
             }
         } catch (ProtocolException e) {
-            StripedChannel.releaseAll(pieces);
+            pieces.forEach(ReferenceCountUtil::release);
             in.release();
             s.onLoop(() -> s.fail(m, e));
             state = State.DEAD;

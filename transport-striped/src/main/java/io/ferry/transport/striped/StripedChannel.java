@@ -7,7 +7,6 @@ import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
@@ -18,8 +17,6 @@ import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownException;
-import io.netty.channel.socket.DuplexChannel;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
@@ -31,7 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One byte stream carried by N member connections of a Ferry transport (see
@@ -151,9 +147,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     /** Resets the members of an accepted channel that no acceptor took (its listener closed first). */
     void resetUnclaimed() {
         abandon();
-        for (StripeMember m : members) {
-            FerryChannels.abort(m.channel);
-        }
+        StripeGroup.abort(members);
     }
 
     @Override
@@ -184,9 +178,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     void connected(List<Channel> memberChannels, MemberHandler[] memberHandlers, ChannelPromise promise) {
         connecting = false;
         if (!open || promise.isCancelled()) {
-            for (Channel ch : memberChannels) {
-                FerryChannels.abort(ch);
-            }
+            memberChannels.forEach(FerryChannels::abort);
             promise.tryFailure(new ClosedChannelException());
             return;
         }
@@ -214,27 +206,12 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     /** The member connections, in the order of their index on the wire. */
     public List<Channel> members() {
-        if (members == null) {
-            return List.of();
-        }
-        List<Channel> list = new ArrayList<>(members.length);
-        for (StripeMember m : members) {
-            list.add(m.channel);
-        }
-        return Collections.unmodifiableList(list);
+        return StripeGroup.channels(members);
     }
 
     /** A statistics snapshot of each member connection, in member order; safe from any thread. */
     public List<TransportStatistics> memberStatistics() {
-        if (members == null) {
-            return List.of();
-        }
-        List<TransportStatistics> list = new ArrayList<>(members.length);
-        for (StripeMember m : members) {
-            TransportStatistics last = m.lastStatistics;
-            list.add(last != null && !m.channel.isOpen() ? last : transport.underlying().statistics(m.channel));
-        }
-        return list;
+        return StripeGroup.statistics(members, transport);
     }
 
     /**
@@ -266,18 +243,6 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     Duration linger() {
         return linger;
-    }
-
-    /** The member connections, empty before they are attached. */
-    List<Channel> memberChannels() {
-        StripeMember[] m = members;
-        List<Channel> list = new ArrayList<>(m == null ? 0 : m.length);
-        if (m != null) {
-            for (StripeMember member : m) {
-                list.add(member.channel);
-            }
-        }
-        return list;
     }
 
     /** The member losses this channel's close has already reported as its own. */
@@ -518,13 +483,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     protected void shutdownInput0(ChannelPromise promise) {
         inputShutdown = true;
         reader.discard();
-        List<ChannelFuture> all = new ArrayList<>();
-        for (StripeMember m : members) {
-            if (m.channel instanceof DuplexChannel) {
-                all.add(((DuplexChannel) m.channel).shutdownInput());
-            }
-        }
-        whenAll(all, promise);
+        StripeGroup.shutdownInputs(members, promise);
     }
 
     @Override
@@ -552,38 +511,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             writer.push(members, in, true, carriesFileRegions());
         }
         outputShutdown = true;
-        List<ChannelFuture> all = new ArrayList<>();
-        for (StripeMember m : members) {
-            ChannelPromise done = m.channel.newPromise();
-            all.add(done);
-            m.channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
-                if (!f.isSuccess()) {
-                    done.tryFailure(f.cause());
-                } else if (m.channel instanceof DuplexChannel) {
-                    ((DuplexChannel) m.channel).shutdownOutput(done);
-                } else {
-                    done.tryFailure(new UnsupportedOperationException("member " + m.channel + " cannot half-close"));
-                }
-            });
-        }
-        whenAll(all, promise);
-    }
-
-    private static void whenAll(List<ChannelFuture> futures, ChannelPromise promise) {
-        if (futures.isEmpty()) {
-            promise.trySuccess();
-            return;
-        }
-        AtomicInteger left = new AtomicInteger(futures.size());
-        for (ChannelFuture f : futures) {
-            f.addListener(done -> {
-                if (!done.isSuccess()) {
-                    promise.tryFailure(done.cause());
-                } else if (left.decrementAndGet() == 0) {
-                    promise.trySuccess();
-                }
-            });
-        }
+        StripeGroup.shutdownOutputs(members, promise);
     }
 
     // ------------------------------------------------------------------ abort and close
@@ -592,11 +520,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     ChannelFuture abort() {
         ChannelPromise promise = newPromise();
         onLoop(() -> {
-            for (StripeMember m : members) {
-                if (m.channel.isOpen()) {
-                    FerryChannels.abort(m.channel);
-                }
-            }
+            StripeGroup.abort(members);
             if (closing == null || !closing.join(promise)) {
                 unsafe().close(promise);
             }
@@ -611,18 +535,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             in.addFlush();
             writer.push(members, in, true, carriesFileRegions());
         }
-        List<Future<Void>> memberCloses = new ArrayList<>();
-        for (StripeMember m : members) {
-            memberCloses.add(StripedClose.closeMember(m, linger, transport));
-        }
-        AtomicInteger left = new AtomicInteger(memberCloses.size());
-        for (Future<Void> f : memberCloses) {
-            f.addListener(done -> {
-                if (left.decrementAndGet() == 0) {
-                    onLoop(() -> finishClosing(memberCloses));
-                }
-            });
-        }
+        StripedClose.closeAll(members, linger, transport, memberCloses -> onLoop(() -> finishClosing(memberCloses)));
     }
 
     private void finishClosing(List<Future<Void>> memberCloses) {
@@ -687,9 +600,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             }
             if (closing == null && open && active && !failed) {
                 if (linger.isZero()) {
-                    for (StripeMember m : members) {
-                        FerryChannels.abort(m.channel);
-                    }
+                    StripeGroup.abort(members);
                     super.close(promise);
                 } else if (promise.setUncancellable()) {
                     startClosing(promise);
@@ -711,11 +622,5 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     boolean isFramed() {
         return framed;
-    }
-
-    static void releaseAll(List<?> messages) {
-        for (Object msg : messages) {
-            ReferenceCountUtil.release(msg);
-        }
     }
 }

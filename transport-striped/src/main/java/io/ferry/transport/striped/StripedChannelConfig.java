@@ -60,13 +60,13 @@ public final class StripedChannelConfig extends DefaultChannelConfig implements 
 
     /** The first member's socket configuration, or null before the members are attached (or if it has none). */
     private SocketChannelConfig first() {
-        List<Channel> members = striped.memberChannels();
+        List<Channel> members = striped.members();
         ChannelConfig config = members.isEmpty() ? null : members.get(0).config();
         return config instanceof SocketChannelConfig ? (SocketChannelConfig) config : null;
     }
 
     private StripedChannelConfig toMembers(Consumer<SocketChannelConfig> setting) {
-        for (Channel member : striped.memberChannels()) {
+        for (Channel member : striped.members()) {
             if (member.config() instanceof SocketChannelConfig) {
                 setting.accept((SocketChannelConfig) member.config());
             }

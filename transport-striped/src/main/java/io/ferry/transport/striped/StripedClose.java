@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A striped channel's graceful close, member by member: each member closes once it has written what it
@@ -19,6 +21,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class StripedClose {
     private StripedClose() {
+    }
+
+    /**
+     * Closes every member gracefully, each with {@code linger} ({@link #closeMember}), and gives
+     * {@code whenClosed} their closes, in member order, once all completed (on the loop that completed the last).
+     */
+    static void closeAll(StripeMember[] members, Duration linger, StripedTransport transport, Consumer<List<Future<Void>>> whenClosed) {
+        List<Future<Void>> closes = new ArrayList<>();
+        for (StripeMember m : members) {
+            closes.add(closeMember(m, linger, transport));
+        }
+        AtomicInteger left = new AtomicInteger(closes.size());
+        for (Future<Void> f : closes) {
+            f.addListener(done -> {
+                if (left.decrementAndGet() == 0) {
+                    whenClosed.accept(closes);
+                }
+            });
+        }
     }
 
     /**
