@@ -13,7 +13,8 @@
 # --json summary, connect to last verdict, both ends hashing, the sender's hash cache warm from round 2 on;
 # rsync's from the wall time of the command) with CPU seconds per GiB of both ends, and the wall times of the
 # commands (a user's stopwatch, ferry's JVM start included). The first send into the fresh receiver is its own
-# row (round 0). Every received tree is compared with the source.
+# row (round 0), then WARMUP (default 5) sends that warm the receiver (row ferry-warm-up). Every received tree is
+# compared with the source.
 # Needs rsync and jq (Debian packages); starts its own rsync daemon and ferry receiver and stops each by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +71,9 @@ ferry_tree() {  # ROUND TOOL PARALLEL: one ferry send of the tree, timed, compar
 
 echo "ferry many files, $STAMP, $(nproc) cores, $(uname -r), $FILES files of $FSIZE ($BYTES bytes) in 16 directories, $REPS rounds; results in $OUT"
 ferry_tree 0 ferry-fresh-receiver 4
+# A receiver is a daemon that has run for a while: WARMUP more sends (default 5) let its JIT settle (its CPU per
+# send fell from 0.75 to 0.30-0.39 s over the first five in 4,096 x 64 KiB); their own row shows the warming.
+for w in $(seq "${WARMUP:-5}"); do ferry_tree 0 ferry-warm-up 4; done
 for r in $(seq "$REPS"); do
   for p in $PARALLEL; do
     ferry_tree "$r" "ferry-p$p" "$p"
