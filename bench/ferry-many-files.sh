@@ -61,7 +61,8 @@ ferry_tree() {  # ROUND TOOL PARALLEL: one ferry send of the tree, timed, compar
   settle "$WORK/dst/tree"
   ferry_cmd "${SEND_JAVA_OPTS:-}"
   # shellcheck disable=SC2086
-  timed "$RECV_PID" "${SEND[@]}" ${SEND_ARGS:-} --parallel "$3" "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err"
+  timed "$RECV_PID" "${SEND[@]}" ${SEND_ARGS:-} --parallel "$3" "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" \
+    || { echo "ferry send --parallel $3 failed: $(tail -1 "$WORK/timed.out")"; tail -5 "$WORK/send.err"; tail -20 "$WORK/recv.log"; exit 1; }
   local j
   j=$(tail -1 "$WORK/timed.out")
   [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send --parallel $3 failed: $j"; cat "$WORK/send.err"; exit 1; }
