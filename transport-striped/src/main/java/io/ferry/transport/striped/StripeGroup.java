@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What a striped channel does to all its members at once: list them and their statistics, reset them, end
- * either direction of each ({@link StripedClose} closes them gracefully). A null array (members not attached yet) has no members.
+ * either direction of each ({@link StripedClose} closes them gracefully). A null array (members not attached
+ * yet) has no members.
  */
 final class StripeGroup {
     private StripeGroup() {
