@@ -33,6 +33,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
@@ -143,6 +145,15 @@ final class SendCommand implements Callable<Integer> {
         if (as != null && paths.size() != 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--as names a single file, but " + paths.size() + " paths were given");
         }
+        if (settings.hashCache() != null) {
+            settings.hashCache().loadInBackground();
+        }
+        // the files are listed on a thread of their own while this one sets up the transport (on a fresh JVM both
+        // run interpreted for tens of milliseconds); what the listing finds wrong is reported after the URI's errors
+        FutureTask<SendPlan> listing = new FutureTask<>(() -> as != null ? SendPlan.single(paths.get(0), as) : SendPlan.of(paths));
+        Thread lister = new Thread(listing, "ferry-list");
+        lister.setDaemon(true);
+        lister.start();
         try (Transports ferry = Transports.create()) {
             TransportUri target = uriOrHint(ferry, uri);
             // the sender's first bytes go with the striping hello, a round trip sooner; a listener that is not a ferry
@@ -166,7 +177,7 @@ final class SendCommand implements Callable<Integer> {
             }
             SendPlan plan;
             try {
-                plan = as != null ? SendPlan.single(paths.get(0), as) : SendPlan.of(paths);
+                plan = listed(listing);
             } catch (java.nio.file.NoSuchFileException e) {
                 err.println("ferry send: " + e.getFile() + ": no such file or directory");
                 return 1;
@@ -211,6 +222,21 @@ final class SendCommand implements Callable<Integer> {
             out.flush();
             err.flush();
             return result.ok() ? 0 : 1;
+        }
+    }
+
+    /** The listing's plan, or what stopped it as it was thrown. */
+    private static SendPlan listed(FutureTask<SendPlan> listing) throws IOException, InterruptedException {
+        try {
+            return listing.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            if (e.getCause() instanceof RuntimeException) {
+                throw (RuntimeException) e.getCause();
+            }
+            throw new IllegalStateException(e.getCause());
         }
     }
 

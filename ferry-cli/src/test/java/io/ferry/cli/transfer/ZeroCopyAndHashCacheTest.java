@@ -145,6 +145,9 @@ class ZeroCopyAndHashCacheTest {
         cache.remember(f, stat, stat, System.currentTimeMillis() * 1_000_000L, sha);
         assertArrayEquals(sha, cache.lookup(f, HashCache.Stat.of(f)).orElseThrow());
         assertArrayEquals(sha, new HashCache(cache.store(), Checksum.SHA256).lookup(f, HashCache.Stat.of(f)).orElseThrow(), "kept on disk");
+        HashCache preloaded = new HashCache(cache.store(), Checksum.SHA256);
+        preloaded.loadInBackground();
+        assertArrayEquals(sha, preloaded.lookup(f, HashCache.Stat.of(f)).orElseThrow(), "read on a thread of its own, then looked up");
 
         Files.setLastModifiedTime(f, FileTime.fromMillis(System.currentTimeMillis() - 30_000));
         assertTrue(cache.lookup(f, HashCache.Stat.of(f)).isEmpty(), "another modification time");
