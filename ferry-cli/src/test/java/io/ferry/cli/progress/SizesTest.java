@@ -19,7 +19,12 @@ class SizesTest {
         }
         SplittableRandom random = new SplittableRandom(16);
         for (int i = 0; i < 20_000; i++) {
-            double d = i % 2 == 0 ? random.nextDouble(0, 2048) : Math.round(random.nextDouble(0, 20_000)) / 20.0;
+            double d = switch (i % 4) {
+                case 0 -> random.nextDouble(0, 2048);
+                case 1 -> Math.round(random.nextDouble(0, 20_000)) / 20.0; // ties of both roundings
+                case 2 -> random.nextDouble(0, 2e9); // beyond where whole() leaves Math.round
+                default -> Math.nextAfter(Math.round(random.nextDouble(0, 2e7)) / 20.0, random.nextBoolean() ? 0 : 1e10); // beside ties
+            };
             assertEquals(String.format(Locale.ROOT, "%.1f", d), Sizes.oneDecimal(d), "one decimal of " + d);
             assertEquals(String.format(Locale.ROOT, "%.0f", d), Sizes.whole(d), "whole of " + d);
         }
