@@ -21,7 +21,6 @@ import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
 import java.net.ProtocolException;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
@@ -62,11 +61,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     /** The members' handlers, bound to this channel once it is registered; null before they are attached. */
     private MemberHandler[] handlers;
     private boolean membersBound;
-    /** How a channel made by a bootstrap's factory opens its members on {@code connect}; null for others. */
-    private final ChannelOptions connectOptions;
-    private boolean connecting;
-    /** The local address a bootstrap-made client was bound to before its connect; its members bind it. */
-    private volatile InetSocketAddress boundLocal;
+    /** A channel made by a bootstrap's factory: its bind and connect; null for others. */
+    private final StripedConnect client;
 
     private volatile boolean outputShutdown;
 
@@ -93,7 +89,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         this.count = count;
         this.framed = count > 1;
         this.linger = linger;
-        this.connectOptions = connectOptions;
+        this.client = connectOptions == null ? null : new StripedConnect(this, transport, count, connectOptions);
         this.active = connectOptions == null;
         this.writer = new StripeWriter(this, framed);
         config.setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
@@ -170,33 +166,16 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
     }
 
-    /**
-     * A bootstrap-made client's members all connected and heard the greeting (on this channel's loop):
-     * the channel becomes active, as a socket does when its connect completes. A channel closed meanwhile
-     * resets them.
-     */
-    void connected(List<Channel> memberChannels, MemberHandler[] memberHandlers, ChannelPromise promise) {
-        connecting = false;
-        if (!open || promise.isCancelled()) {
-            memberChannels.forEach(FerryChannels::abort);
-            promise.tryFailure(new ClosedChannelException());
-            return;
-        }
+    /** A bootstrap-made client's bind and connect (on this channel's loop); null for other channels. */
+    StripedConnect client() {
+        return client;
+    }
+
+    /** A bootstrap-made client's members connected: they carry the channel from now on, and it is active. */
+    void activate(List<Channel> memberChannels, MemberHandler[] memberHandlers) {
         attach(memberChannels, memberHandlers);
         bindMembers();
         active = true;
-        if (promise.trySuccess()) {
-            pipeline().fireChannelActive();
-        } else {
-            close(); // the connect was cancelled meanwhile
-        }
-    }
-
-    /** A bootstrap-made client's connect failed: the channel closes, as a socket's does. */
-    void connectFailed(ChannelPromise promise, Throwable cause) {
-        connecting = false;
-        promise.tryFailure(cause);
-        close();
     }
 
     /** The event loop the channel will be registered on: its first member's. */
@@ -269,7 +248,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     @Override
     protected SocketAddress localAddress0() {
-        return members == null ? boundLocal : members[0].channel.localAddress();
+        return members != null ? members[0].channel.localAddress() : client != null ? client.boundLocal() : null;
     }
 
     @Override
@@ -284,26 +263,10 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     @Override
     protected void doBind(SocketAddress localAddress) throws IOException {
-        if (connectOptions == null || members != null || connecting) {
+        if (client == null) {
             throw new java.nio.channels.AlreadyBoundException();
         }
-        boundLocal = checkLocal(localAddress);
-    }
-
-    /**
-     * A local address the members can all bind: any port of an address for several members (each takes a
-     * port of its own), any address and port for one.
-     */
-    private InetSocketAddress checkLocal(SocketAddress localAddress) throws IOException {
-        if (!(localAddress instanceof InetSocketAddress)) {
-            throw new IllegalArgumentException("a striped channel binds an InetSocketAddress, got " + localAddress);
-        }
-        InetSocketAddress local = (InetSocketAddress) localAddress;
-        if (count > 1 && local.getPort() != 0) {
-            throw new java.net.BindException("a striped channel of " + count + " member connections cannot bind port " + local.getPort()
-                    + ": each member takes a port of its own; bind port 0");
-        }
-        return local;
+        client.bind(localAddress, members != null);
     }
 
     @Override
@@ -558,34 +521,10 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     final class StripedUnsafe extends AbstractUnsafe {
         @Override
         public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-            if (connectOptions == null) {
+            if (client == null) {
                 promise.setFailure(new java.nio.channels.AlreadyConnectedException());
-                return;
-            }
-            if (!ensureOpen(promise)) {
-                return;
-            }
-            if (members != null) {
-                promise.setFailure(new java.nio.channels.AlreadyConnectedException());
-            } else if (connecting) {
-                promise.setFailure(new java.nio.channels.ConnectionPendingException());
-            } else if (!(remote instanceof InetSocketAddress)) {
-                promise.setFailure(new IllegalArgumentException("a striped channel connects to an InetSocketAddress, got " + remote));
-            } else {
-                InetSocketAddress bind;
-                try {
-                    bind = local == null ? boundLocal : checkLocal(local);
-                } catch (IOException | RuntimeException e) {
-                    promise.setFailure(e);
-                    return;
-                }
-                connecting = true;
-                promise.addListener(f -> {
-                    if (f.isCancelled()) {
-                        StripedChannel.this.close(); // as a socket's cancelled connect does; the members still connecting go with it
-                    }
-                });
-                transport.connectMembers(StripedChannel.this, (InetSocketAddress) remote, bind, connectOptions, promise);
+            } else if (ensureOpen(promise)) {
+                client.connect(remote, local, promise, members != null);
             }
         }
 

@@ -194,7 +194,7 @@ public final class StripedTransport implements Transport {
         try {
             openMembers(session, timeout, eager(options), connector);
         } catch (RuntimeException e) {
-            striped.connectFailed(promise, e);
+            striped.client().failed(promise, e);
         }
     }
 
@@ -272,7 +272,7 @@ public final class StripedTransport implements Transport {
                 list.add(h.channel());
             }
             if (bootstrapped) {
-                striped.eventLoop().execute(() -> striped.connected(list, handlers, promise));
+                striped.eventLoop().execute(() -> striped.client().connected(list, handlers, promise));
             } else {
                 striped.attach(list, handlers);
                 start(striped, promise);
@@ -292,7 +292,7 @@ public final class StripedTransport implements Transport {
                 over = true;
             }
             if (bootstrapped) {
-                striped.eventLoop().execute(() -> striped.connectFailed(promise, cause));
+                striped.eventLoop().execute(() -> striped.client().failed(promise, cause));
             } else {
                 striped.abandon();
                 promise.tryFailure(cause);
