@@ -292,6 +292,9 @@ class StripedChannelTest {
                     ctx.flush();
                 }
             }, two).sync().channel();
+            // The client is up once it sent its hellos; the listener has the session once both arrived through the
+            // relay. Pausing before that stalled the second hello itself (the session never formed; CI, 2026-11-28).
+            StripedChannel reader = accepted.get(20, TimeUnit.SECONDS);
             relay.pause(1); // the second member's path stalls once the session is up
             long before;
             long after = written.get();
@@ -303,7 +306,6 @@ class StripedChannelTest {
             assertTrue(after < total, "the writer is held back while one member's path is stalled");
             assertFalse(client.isWritable(), "the striped channel reports unwritable");
             // nothing is delivered while every byte waits behind the gap, so ask the reader itself as well
-            StripedChannel reader = accepted.get(20, TimeUnit.SECONDS);
             long heldNow = reader.eventLoop().submit(reader::heldBytes).get(20, TimeUnit.SECONDS);
             long held = Math.max(maxHeld.get(), heldNow);
             assertTrue(held > 0, "the reader held bytes behind the stalled member's gap");
