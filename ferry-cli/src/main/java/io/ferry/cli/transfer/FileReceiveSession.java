@@ -512,10 +512,13 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(Frames.verdict(ctx.alloc(), id, STATUS_FAILED, message));
     }
 
+    /** Reads again once the disk caught up; not after the sender's end (epoll_ctl ENOENT failed such sessions). */
     private void resumeReading() {
         if (waitingForDisk.get() < LOW_WATER && !ctx.channel().config().isAutoRead() && !ended) {
             paused = false;
-            ctx.channel().config().setAutoRead(true);
+            if (!senderDone) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
     }
 
