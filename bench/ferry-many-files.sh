@@ -7,14 +7,18 @@
 #
 # Environment: PARALLEL (the --parallel values, default "1 4 8 16 32"), SEND_JAVA_OPTS, OUT (results directory, default
 # bench/results/DATE-ferry-many-files), SEND_ARGS (extra `ferry send` options), FERRY_JAR (run senders as
-# `java -jar FERRY_JAR` instead of through the ./ferry launcher), SKIP="rsync".
+# `java -jar FERRY_JAR` instead of through the ./ferry launcher), SKIP="rsync in-jvm".
 # The files are spread over 16 directories. Every writer starts the same way (`settle` in ferry-bench-lib.sh: the
 # previous tree deleted, a scratch file of the tree's size written and deleted). Two tables: rates (ferry's from its
 # --json summary, connect to last verdict, both ends hashing, the sender's hash cache warm from round 2 on;
 # rsync's from the wall time of the command) with CPU seconds per GiB of both ends, and the wall times of the
 # commands (a user's stopwatch, ferry's JVM start included). The first send into the fresh receiver is its own
-# row (round 0), then WARMUP (default 5) sends that warm the receiver (row ferry-warm-up). Every received tree is
-# compared with the source.
+# row (round 0), then WARMUP (default 5) sends that warm the receiver (row ferry-warm-up). Row ferry-in-jvm is the
+# same `ferry send --parallel 4` run inside one long-lived JVM (bench/FerryInJvm.java, warmed by WARMUP sends of its
+# own, C1 only as the launcher runs a plain TCP send): what an application that keeps its JVM sees, and what a fresh
+# JVM's start and JIT warm-up cost each command (wall = the command inside that JVM, no JVM start; CPU = that JVM's
+# over the command). SKIP="in-jvm" leaves it out.
+# Every received tree is compared with the source.
 # Needs rsync and jq (Debian packages); starts its own rsync daemon and ferry receiver and stops each by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,15 +74,43 @@ ferry_tree() {  # ROUND TOOL PARALLEL: one ferry send of the tree, timed, compar
   record "$1" "$2" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")" "$WALL" "$CPU_SEND" "$CPU_RECV"
 }
 
+# ferry_in_jvm ROUND TOOL: the same send as a command of the long-lived JVM started below (its coprocess INJVM)
+ferry_in_jvm() {
+  settle "$WORK/dst/tree"
+  local r0 r1 rc line args
+  # shellcheck disable=SC2206
+  args=(send ${SEND_ARGS:-} --parallel 4 "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json)
+  r0=$(cpu_ticks "$RECV_PID")
+  echo "${args[*]}" >&"${INJVM[1]}"
+  read -r line <&"${INJVM[0]}" || { echo "ferry in one JVM: it ended"; tail -20 "$WORK/injvm.err"; exit 1; }
+  sleep 0.3
+  r1=$(cpu_ticks "$RECV_PID")
+  read -r rc WALL CPU_SEND <<<"$line"
+  local j
+  j=$(tail -1 "$WORK/injvm.out")
+  [ "$rc" = 0 ] && [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send in one JVM failed: $j"; tail -20 "$WORK/injvm.err"; exit 1; }
+  same_tree "ferry in one JVM"
+  CPU_RECV=$(python3 -c "print('%.2f' % (($r1 - $r0) / $TICK))")
+  record "$1" "$2" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")" "$WALL" "$CPU_SEND" "$CPU_RECV"
+}
+if ! skip in-jvm; then
+  coproc INJVM { exec java -XX:TieredStopAtLevel=1 --add-opens java.base/java.nio=ALL-UNNAMED -cp "$JAR" bench/FerryInJvm.java "$WORK/injvm.out" 2> "$WORK/injvm.err"; }
+  PIDS+=($INJVM_PID)
+fi
+
 echo "ferry many files, $STAMP, $(nproc) cores, $(uname -r), $FILES files of $FSIZE ($BYTES bytes) in 16 directories, $REPS rounds; results in $OUT"
 ferry_tree 0 ferry-fresh-receiver 4
 # A receiver is a daemon that has run for a while: WARMUP more sends (default 5) let its JIT settle (its CPU per
 # send fell from 0.75 to 0.30-0.39 s over the first five in 4,096 x 64 KiB); their own row shows the warming.
 for w in $(seq "${WARMUP:-5}"); do ferry_tree 0 ferry-warm-up 4; done
+if ! skip in-jvm; then for w in $(seq "${WARMUP:-5}"); do ferry_in_jvm 0 ferry-in-jvm-warm-up; done; fi
 for r in $(seq "$REPS"); do
   for p in $PARALLEL; do
     ferry_tree "$r" "ferry-p$p" "$p"
   done
+  if ! skip in-jvm; then
+    ferry_in_jvm "$r" ferry-in-jvm
+  fi
   if ! skip rsync; then
     settle "$WORK/dst/tree"
     timed "$RSYNCD_PID" rsync -r --whole-file "$WORK/src/tree" "rsync://127.0.0.1:$RPORT/dst/"
