@@ -1,6 +1,7 @@
 package io.ferry.cli.transfer;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -8,19 +9,20 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The sender's writing side: moves the streaming files' ready chunks (or, zero-copy, regions of the files)
- * into the channel as DATA frames, round robin over the files, while the channel is writable and, with a
- * rate limit, while the session is not ahead of its schedule. Runs on the session's event loop.
+ * The sender's writing side: has the streaming files' chunks read ahead on their disk queues ({@link SendDisk})
+ * and moves the ready ones (or, zero-copy, regions of the files) into the channel as DATA frames, round robin
+ * over the files, while the channel is writable and, with a rate limit, while the session is not ahead of its
+ * schedule. Runs on the session's event loop.
  */
 final class ChunkWriter {
+
+    /** Chunks read ahead of the writer per file (buffered reads; zero-copy reads nothing). */
+    private static final int READ_AHEAD = 4;
 
     /** What the writer asks of its session. */
     interface Session {
         /** Whether the session is over (nothing more is written). */
         boolean over();
-
-        /** Reads ahead of the writer for {@code file} (not for a zero-copy file). */
-        void wantReads(OutgoingFile file);
 
         /** Every byte of {@code file}'s content was handed to the channel. */
         void contentWritten(OutgoingFile file);
@@ -31,16 +33,19 @@ final class ChunkWriter {
     private final LoopMailbox loop;
     private final SendSettings settings;
     private final ProgressListener progress;
+    private final SendDisk disk;
     private final Session session;
     private long startNanos;
     private long written;
     private ScheduledFuture<?> pacingWakeUp;
 
-    ChunkWriter(ChannelHandlerContext ctx, LoopMailbox loop, SendSettings settings, ProgressListener progress, Session session) {
+    ChunkWriter(ChannelHandlerContext ctx, LoopMailbox loop, SendSettings settings, ProgressListener progress, SendDisk disk,
+                Session session) {
         this.ctx = ctx;
         this.loop = loop;
         this.settings = settings;
         this.progress = progress;
+        this.disk = disk;
         this.session = session;
     }
 
@@ -52,7 +57,38 @@ final class ChunkWriter {
     /** {@code file} streams from now on. */
     void add(OutgoingFile file) {
         streaming.add(file);
-        session.wantReads(file);
+        requestReads(file);
+    }
+
+    /** Buffered reads: keeps up to {@link #READ_AHEAD} chunks of {@code file} read or being read. */
+    private void requestReads(OutgoingFile file) {
+        if (file.regions != null) {
+            return; // zero-copy: regions are made as the channel takes them
+        }
+        while (!file.lastRead && file.readsInFlight + file.ready.size() < READ_AHEAD) {
+            long position = file.nextRead;
+            int length = (int) Math.min(settings.chunkSize(), file.size() - position);
+            boolean last = position + length == file.size();
+            file.nextRead += length;
+            file.lastRead = last;
+            file.readsInFlight++;
+            ByteBufAllocator alloc = ctx.alloc();
+            file.disk.execute(() -> disk.read(file, alloc, position, length, last));
+        }
+    }
+
+    /** A chunk of {@code file} was read into {@code frame} (ownership passes); {@code digest} with its last one. */
+    void chunkRead(OutgoingFile file, ByteBuf frame, byte[] digest) {
+        file.readsInFlight--;
+        if (file.state != OutgoingFile.State.STREAMING || session.over()) {
+            frame.release();
+            return;
+        }
+        file.ready.add(frame);
+        if (digest != null) {
+            file.digestValue = digest;
+        }
+        pump();
     }
 
     void remove(OutgoingFile file) {
@@ -85,11 +121,12 @@ final class ChunkWriter {
             ByteBuf frame = file.ready.poll();
             int length = frame.readableBytes() - Frames.DATA_HEADER;
             written += length;
-            ctx.write(frame).addListener(f -> advanced(f.isSuccess(), file, length));
+            int attempt = file.attempt;
+            ctx.write(frame).addListener(f -> advanced(f.isSuccess(), file, attempt, length));
             if (file.lastRead && file.readsInFlight == 0 && file.ready.isEmpty()) {
                 written(file);
             } else {
-                session.wantReads(file);
+                requestReads(file);
             }
         }
         if (wrote) {
@@ -116,14 +153,15 @@ final class ChunkWriter {
         file.lastRead = file.nextRead == file.size();
         written += length;
         ctx.write(Frames.dataHeaderAlone(ctx.alloc(), file.id, length), ctx.voidPromise());
-        ctx.write(new SourceFile.Region(file.regions, position, length)).addListener(f -> advanced(f.isSuccess(), file, length));
+        int attempt = file.attempt;
+        ctx.write(new SourceFile.Region(file.regions, position, length)).addListener(f -> advanced(f.isSuccess(), file, attempt, length));
         if (file.lastRead) {
             written(file);
         }
     }
 
-    private void advanced(boolean success, OutgoingFile file, int length) {
-        if (success) {
+    private void advanced(boolean success, OutgoingFile file, int attempt, int length) {
+        if (success && attempt == file.attempt) { // (an eager start's content, sent again, counts once)
             file.sent += length;
             progress.fileAdvanced(file.id, file.startOffset + file.sent);
         }

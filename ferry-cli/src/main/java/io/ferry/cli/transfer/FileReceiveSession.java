@@ -59,6 +59,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private final long takeoverNanos;
     private final SenderLimits limits;
     private final Map<Integer, Open> open = new HashMap<>();
+    /** Offers waiting for a silent sender's session to let go of their file, and whether EAGER content was dropped meanwhile. */
+    private final Map<Integer, Boolean> claiming = new HashMap<>();
     /** When this session last received anything from its sender. */
     private volatile long lastHeardNanos = System.nanoTime();
     private final AtomicLong waitingForDisk = new AtomicLong();
@@ -309,13 +311,18 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 onOffer(id, size, name);
                 break;
             }
-            case START: {
-                Open f = open.get(in.readInt());
-                long offset = in.readLong();
-                if (f != null) {
+            case START:
+            case EAGER: {
+                int id = in.readInt();
+                Open f = open.get(id);
+                long offset = frame.type == START ? in.readLong() : -1; // EAGER: from 0, if accepted as new
+                if (f == null && offset < 0) {
+                    claiming.computeIfPresent(id, (k, dropped) -> true); // then not accepted as new: sent again
+                } else if (f != null) {
                     f.disk.execute(() -> onDisk(f, () -> {
-                        f.file.start(offset);
-                        events.fileStarted(peer, f.file.name, f.file.size, f.file.resumedFrom());
+                        if (offset >= 0 ? f.file.start(offset) : f.file.startEager()) {
+                            events.fileStarted(peer, f.file.name, f.file.size, f.file.resumedFrom());
+                        }
                     }));
                 }
                 break;
@@ -405,6 +412,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             long silentNanos = System.nanoTime() - owner.lastHeardNanos;
             if (owner != this && silentNanos >= takeoverNanos) {
                 owner.giveUp(name, silentNanos, peer);
+                claiming.put(id, false);
                 awaitClaim(id, size, name, target, System.nanoTime() + CLAIM_WAIT_NANOS);
             } else {
                 refuse(id, name + " is being received from another sender right now (it last sent data "
@@ -423,6 +431,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         if (IN_USE.putIfAbsent(target, this) == null) {
             claimed(id, size, name, target);
         } else if (System.nanoTime() >= deadlineNanos) {
+            claiming.remove(id);
             refuse(id, name + " is still held by a silent sender's session");
         } else {
             ctx.executor().schedule(() -> awaitClaim(id, size, name, target, deadlineNanos), 20, TimeUnit.MILLISECONDS);
@@ -448,8 +457,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private void claimed(int id, long size, String name, Path target) {
         Open f = new Open(new IncomingFile(id, name, size, target, overwrite, checksum));
         open.put(id, f);
+        boolean eagerDropped = Boolean.TRUE.equals(claiming.remove(id));
         f.disk.execute(() -> onDisk(f, () -> {
-            IncomingFile.Accept accept = f.file.prepare(directory);
+            IncomingFile.Accept accept = f.file.prepare(directory, eagerDropped);
             loop.post(() -> ctx.write(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), checksum, accept.checksum())));
         }));
     }

@@ -7,7 +7,6 @@ import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.striped.StripedChannel;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -61,7 +60,6 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
  */
 public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
-    private static final int READ_AHEAD = 4;
     private final List<OutgoingFile> files = new ArrayList<>();
     private final SendSettings settings;
     private final ProgressListener progress;
@@ -92,6 +90,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     /** Files this session sends nothing more for: ended, or done without an END (refused, aborted). */
     private int filesOver;
     private boolean outputEnded;
+    /** Whether the receiver answered an offer yet (ACCEPT or VERDICT): files offered before are started eagerly. */
+    private boolean answered;
 
     /** A session that sends {@code plan} with the shared {@link DiskThreads}. */
     public FileSendSession(SendPlan plan, SendSettings settings, ProgressListener progress) {
@@ -155,7 +155,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
             @Override
             public void chunkRead(OutgoingFile file, ByteBuf frame, byte[] sha256) {
-                chunkReady(file, frame, sha256);
+                writer.chunkRead(file, frame, sha256);
             }
 
             @Override
@@ -170,15 +170,10 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 abortFile(file, message);
             }
         });
-        this.writer = new ChunkWriter(ctx, loop, settings, progress, new ChunkWriter.Session() {
+        this.writer = new ChunkWriter(ctx, loop, settings, progress, disk, new ChunkWriter.Session() {
             @Override
             public boolean over() {
                 return result.isDone();
-            }
-
-            @Override
-            public void wantReads(OutgoingFile file) {
-                requestReads(file);
             }
 
             @Override
@@ -238,6 +233,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         for (OutgoingFile file; !result.isDone() && (file = schedule.nextOffer(System.nanoTime())) != null; ) {
             ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name()));
+            if (!answered && file.size() > 0) {
+                // Before the receiver's first answer: start it as new at once (EAGER), see TransferProtocol.
+                file.eager = true;
+                prepare(file, KIND_NEW, 0, null);
+            }
         }
         loop.flush();
     }
@@ -300,18 +300,25 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         switch (frame.type) {
             case ACCEPT: {
+                answered = true;
                 OutgoingFile file = file(in.readInt());
                 int kind = in.readUnsignedByte();
                 long offset = in.readLong();
                 byte[] theirs = new byte[settings.checksum().length()];
                 in.readBytes(theirs);
-                if (file != null && file.state == OutgoingFile.State.OFFERED) {
-                    file.state = OutgoingFile.State.PREPARING;
-                    file.disk.execute(() -> disk.prepare(file, kind, offset, theirs, zeroCopy));
+                if (file == null || file.accepted) {
+                    break;
+                }
+                file.accepted = true;
+                if (file.state == OutgoingFile.State.OFFERED) {
+                    prepare(file, kind, offset, theirs);
+                } else if (file.eager) {
+                    eagerAccepted(file, kind, offset, theirs);
                 }
                 break;
             }
             case VERDICT: {
+                answered = true;
                 OutgoingFile file = file(in.readInt());
                 int status = in.readUnsignedByte();
                 String message = Frames.readText(in);
@@ -326,6 +333,35 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             default:
                 failSession(peer + " sent an unknown frame type " + frame.type);
         }
+    }
+
+    private void prepare(OutgoingFile file, int kind, long offset, byte[] theirs) {
+        file.state = OutgoingFile.State.PREPARING;
+        file.disk.execute(() -> disk.prepare(file, kind, offset, theirs, zeroCopy));
+    }
+
+    /**
+     * The ACCEPT of a file started eagerly: new at the receiver, its content stands and it may end; held
+     * there (partial or existing), it is prepared again from that (its disk queue finishing first), and the
+     * receiver drops the eager content until the new START.
+     */
+    private void eagerAccepted(OutgoingFile file, int kind, long offset, byte[] theirs) {
+        if (kind == KIND_NEW || file.state == OutgoingFile.State.ENDED || file.state == OutgoingFile.State.DONE) {
+            maybeEnd(file);
+            return;
+        }
+        schedule.restarting(file, file.state);
+        writer.remove(file);
+        file.disk.execute(() -> {
+            SendDisk.closeSource(file);
+            loop.post(() -> {
+                if (file.state == OutgoingFile.State.RESTARTING && !result.isDone()) {
+                    file.restart();
+                    prepare(file, kind, offset, theirs);
+                }
+            });
+        });
+        streamNext(); // its streaming slot goes to the next ready file
     }
 
     private boolean admitted() {
@@ -350,7 +386,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         file.startOffset = from;
         file.nextRead = from;
         file.regions = zeroCopy ? source : null;
-        if (completeDigest != null) {
+        if (completeDigest != null) { // (never eager: an eager file starts from 0 and is not empty)
             progress.fileStarted(file.id, file.entry.name(), file.size(), from);
             ctx.write(Frames.start(ctx.alloc(), file.id, from));
             file.digestValue = completeDigest;
@@ -367,7 +403,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         boolean began = false;
         for (OutgoingFile file; !result.isDone() && (file = schedule.nextToStream()) != null; ) {
             progress.fileStarted(file.id, file.entry.name(), file.size(), file.startOffset);
-            ctx.write(Frames.start(ctx.alloc(), file.id, file.startOffset));
+            ctx.write(file.eager && !file.accepted ? Frames.eager(ctx.alloc(), file.id) : Frames.start(ctx.alloc(), file.id, file.startOffset));
             writer.add(file);
             began = true;
         }
@@ -399,38 +435,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     /** Ends a file whose content was all handed to the channel and whose digest is known, if it did not change. */
     private void maybeEnd(OutgoingFile file) {
-        if (file.contentDone && file.digestValue != null && file.state == OutgoingFile.State.STREAMING) {
+        if (file.contentDone && file.digestValue != null && file.state == OutgoingFile.State.STREAMING && file.accepted) {
             file.disk.execute(() -> disk.checkUnchanged(file));
         }
-    }
-
-    private void requestReads(OutgoingFile file) {
-        if (file.regions != null) {
-            return; // zero-copy: regions are made as the channel takes them
-        }
-        while (!file.lastRead && file.readsInFlight + file.ready.size() < READ_AHEAD) {
-            long position = file.nextRead;
-            int length = (int) Math.min(settings.chunkSize(), file.size() - position);
-            boolean last = position + length == file.size();
-            file.nextRead += length;
-            file.lastRead = last;
-            file.readsInFlight++;
-            ByteBufAllocator alloc = ctx.alloc();
-            file.disk.execute(() -> disk.read(file, alloc, position, length, last));
-        }
-    }
-
-    private void chunkReady(OutgoingFile file, ByteBuf frame, byte[] sha256) {
-        file.readsInFlight--;
-        if (file.state != OutgoingFile.State.STREAMING || result.isDone()) {
-            frame.release();
-            return;
-        }
-        file.ready.add(frame);
-        if (sha256 != null) {
-            file.digestValue = sha256;
-        }
-        writer.pump();
     }
 
     @Override

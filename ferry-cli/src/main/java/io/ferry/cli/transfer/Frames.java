@@ -50,6 +50,11 @@ final class Frames {
         return header(alloc, START, 12).writeInt(id).writeLong(offset);
     }
 
+    /** EAGER: the file's content follows from 0 before its ACCEPT arrived (kept only if it is accepted as new). */
+    static ByteBuf eager(ByteBufAllocator alloc, int id) {
+        return header(alloc, EAGER, 4).writeInt(id);
+    }
+
     /** A DATA frame with room for {@code contentLength} bytes of content, header written. */
     static ByteBuf dataHeader(ByteBufAllocator alloc, int id, int contentLength) {
         ByteBuf buf = alloc.ioBuffer(DATA_HEADER + contentLength);

@@ -44,6 +44,8 @@ final class IncomingFile {
     private long acceptedOffset;
     private long resumedFrom;
     private volatile long position;
+    /** Eager content of a file not accepted as new is dropped until the sender's START ({@link #startEager}). */
+    private boolean droppingEager;
     private boolean keepPartial = true;
 
     IncomingFile(int id, String name, long size, Path target, boolean overwrite, Checksum checksum) {
@@ -60,9 +62,17 @@ final class IncomingFile {
      * Looks at what is already here: an identical-size file (offered for comparison), a partial file
      * (its prefix hashed for resuming) or nothing.
      *
+     * @param eagerDropped whether EAGER content of the file arrived before it could be opened and was dropped:
+     *                     then it is not accepted as new (kind 0) but as 0 bytes held, which the sender answers
+     *                     by starting it again
      * @throws RefusedException if the file cannot be received (exists, not writable, outside the directory)
      */
-    Accept prepare(ReceivingDirectory directory) throws IOException {
+    Accept prepare(ReceivingDirectory directory, boolean eagerDropped) throws IOException {
+        Accept accept = prepare(directory);
+        return eagerDropped && accept.kind() == KIND_NEW ? new Accept(KIND_PARTIAL, 0, Digests.peek(digest)) : accept;
+    }
+
+    private Accept prepare(ReceivingDirectory directory) throws IOException {
         directory.ensureParent(target.getParent(), name);
         digest = checksum.newDigest();
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
@@ -108,15 +118,34 @@ final class IncomingFile {
                 + "directory and is not a regular file");
     }
 
-    /** The sender starts at {@code offset}: what we offered (its prefix matched) or 0 (start over). */
-    void start(long offset) throws IOException {
+    /**
+     * The sender began the file's content from 0 without waiting for the ACCEPT (EAGER). Kept if the file was
+     * accepted as new; otherwise dropped until the sender's START, which it sends once it saw the ACCEPT.
+     *
+     * @return whether the content that follows is kept
+     */
+    boolean startEager() throws IOException {
+        if (kind == KIND_NEW && acceptedOffset == 0) {
+            return start(0);
+        }
+        droppingEager = true;
+        return false;
+    }
+
+    /**
+     * The sender starts at {@code offset}: what we offered (its prefix matched) or 0 (start over).
+     *
+     * @return true: the content that follows is kept
+     */
+    boolean start(long offset) throws IOException {
+        droppingEager = false;
         if (offset == acceptedOffset && kind != KIND_NEW) {
             position = offset;
             resumedFrom = offset;
             if (kind == KIND_EXISTING && offset != size) {
                 throw new ProtocolViolation("start at " + offset + " of an existing file of " + size + " bytes");
             }
-            return;
+            return true;
         }
         if (offset != 0) {
             throw new ProtocolViolation("start at " + offset + " but " + acceptedOffset + " bytes were offered");
@@ -134,10 +163,14 @@ final class IncomingFile {
         digest.reset();
         position = 0;
         resumedFrom = 0;
+        return true;
     }
 
     /** Writes and hashes the next content bytes; the caller releases {@code content}. */
     void write(ByteBuf content) throws IOException {
+        if (droppingEager) {
+            return; // eager content of a file held here: the sender starts it again
+        }
         int length = content.readableBytes();
         if (out == null || position + length > size) {
             throw new ProtocolViolation("more content than the " + size + " bytes offered for " + name);

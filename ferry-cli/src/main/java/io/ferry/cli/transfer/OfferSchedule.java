@@ -84,6 +84,18 @@ final class OfferSchedule {
     }
 
     /**
+     * {@code file}, started eagerly, was found at the receiver and leaves state {@code was} to be prepared
+     * again: a streaming slot it held goes to the next file, and it waits as an offered file does.
+     */
+    void restarting(OutgoingFile file, OutgoingFile.State was) {
+        file.state = OutgoingFile.State.RESTARTING;
+        if (was == OutgoingFile.State.STREAMING) {
+            streaming--;
+            waitingBytes += file.size();
+        }
+    }
+
+    /**
      * {@code file} left state {@code was} for good (ended, refused or aborted): its place goes to the next
      * ones. False if it held no place (never offered, or given back already).
      */

@@ -13,8 +13,12 @@ import java.util.concurrent.Executor;
  */
 final class OutgoingFile {
 
-    /** READY: prepared (opened, its start known), waiting for a streaming slot. */
-    enum State { WAITING, OFFERED, PREPARING, READY, STREAMING, ENDED, DONE }
+    /**
+     * READY: prepared (opened, its start known), waiting for a streaming slot. RESTARTING: started eagerly,
+     * then found at the receiver (partial or existing), waiting for what its disk queue was doing to finish
+     * before it is prepared again.
+     */
+    enum State { WAITING, OFFERED, PREPARING, READY, STREAMING, RESTARTING, ENDED, DONE }
 
     final int id;
     final SendPlan.Entry entry;
@@ -36,6 +40,12 @@ final class OutgoingFile {
     boolean contentDone;
     /** Whether {@link #digestValue} came from the hash cache. */
     boolean cached;
+    /** Started before its ACCEPT arrived (EAGER); its END waits for the ACCEPT. */
+    boolean eager;
+    /** Whether the receiver's ACCEPT arrived. */
+    boolean accepted;
+    /** Which start this is (a restart after an eager start counts up): writes of an earlier one no longer count. */
+    int attempt;
     // disk
     SourceFile source;
     MessageDigest digest;
@@ -50,6 +60,21 @@ final class OutgoingFile {
 
     long size() {
         return entry.size();
+    }
+
+    /** Forgets what an eager start sent (the receiver drops it): the file is prepared and sent again. */
+    void restart() {
+        attempt++;
+        releaseReady();
+        startOffset = 0;
+        nextRead = 0;
+        readsInFlight = 0;
+        lastRead = false;
+        sent = 0;
+        digestValue = null;
+        regions = null;
+        contentDone = false;
+        cached = false;
     }
 
     /** Releases the chunks read and not yet written. */

@@ -3,12 +3,13 @@ package io.ferry.cli.transfer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The ferry file-transfer wire format, version 5: one session per connection, many files in flight,
+ * The ferry file-transfer wire format, version 6: one session per connection, many files in flight,
  * resumable, senders optionally chosen by a shared secret, content verified with a checksum the sender
- * chooses. All integers are big-endian.
+ * chooses, the first files' content sent without waiting a round trip for their ACCEPT. All integers are
+ * big-endian.
  *
  * <pre>
- * both sides first:  hello   "FERRY" u8 version=5           (the sender sends it, the receiver answers it)
+ * both sides first:  hello   "FERRY" u8 version=6           (the sender sends it, the receiver answers it)
  * then frames:       u8 type  u32 length  payload[length]
  *
  * who may send, and how content is checked, before any other frame in either direction
@@ -17,12 +18,15 @@ import java.nio.charset.StandardCharsets;
  *                                  checksum 1: CRC-32C (C = 4 bytes); 2: SHA-256 (C = 32 bytes), for every file
  *   receiver → sender    AUTH  19  u8 mode  [nonceR[32]]     sent with the receiver's hello, same modes
  *   with mode 1 on both sides, in this order:
- *   sender → receiver    PROOF  7  hmac[32]                 HMAC-SHA256(secret, "ferry sender proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 3 token")
- *   receiver → sender    PROOF 20  hmac[32]                 HMAC-SHA256(secret, "ferry receiver proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 3 token")
+ *   sender → receiver    PROOF  7  hmac[32]                 HMAC-SHA256(secret, "ferry sender proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 6 token")
+ *   receiver → sender    PROOF 20  hmac[32]                 HMAC-SHA256(secret, "ferry receiver proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 6 token")
  *
  * sender → receiver
  *   OFFER   1  u32 id  i64 size  u16 n  name[n]         a '/'-separated relative path, UTF-8
  *   START   2  u32 id  i64 offset                       content follows from offset (0: from the beginning)
+ *   EAGER   8  u32 id                                   content follows from 0, sent before the file's ACCEPT arrived:
+ *                                                       kept if the receiver accepts the file as new (kind 0),
+ *                                                       dropped otherwise until the next START of the file
  *   DATA    3  u32 id  bytes                            the next bytes of file id
  *   END     4  u32 id  checksum[C]                      the checksum of the whole file, resumed prefix included
  *   ABORT   5  u32 id  u16 n  reason[n]                 the sender gave up on file id (e.g. the source vanished)
@@ -47,7 +51,14 @@ import java.nio.charset.StandardCharsets;
  * <p>A sender offers files (several may be in flight at once; their DATA frames interleave), the
  * receiver accepts each with what it already holds, the sender checks the held prefix against its own
  * file and starts from there (or from 0 if it differs), and the receiver renames a file into place
- * only after the checksum of the whole content matched ({@link Checksum}). Once every file is ended (or
+ * only after the checksum of the whole content matched ({@link Checksum}).
+ *
+ * <p><b>Eager start.</b> The files a sender offers before the session's first ACCEPT arrived start at once
+ * with EAGER instead of START, so that the first data leaves with the offers rather than a round trip
+ * later. Their END waits for their ACCEPT. An ACCEPT of kind 0 keeps what was sent; any other (a partial or
+ * an existing file here) makes the sender start the file again the usual way, with START at the offset its
+ * prefix check allows, and the receiver drops the eager content before it: at most a round trip of data
+ * is sent twice, and a resume or an "already present" file is never lost to it. (Version 6 added EAGER.) Once every file is ended (or
  * refused or aborted) the sender ends its stream (not under TLS), so that its end of stream is acknowledged
  * with the data; the receiver then sends the last verdicts and closes. The sender closes the connection
  * once every file has a verdict. (Version 5 added the sender's end of stream; version 4 closed only then.)
@@ -60,7 +71,7 @@ public final class TransferProtocol {
 
     static final byte[] MAGIC = "FERRY".getBytes(StandardCharsets.US_ASCII);
     /** The version this implementation speaks. */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
     static final int HELLO_LENGTH = MAGIC.length + 1;
     static final int MAX_NAME_BYTES = 4096;
     /** Largest frame payload accepted: a 16 MiB chunk plus its id. */
@@ -75,6 +86,7 @@ public final class TransferProtocol {
     static final int ABORT = 5;
     static final int SENDER_AUTH = 6;
     static final int SENDER_PROOF = 7;
+    static final int EAGER = 8;
     static final int ACCEPT = 16;
     static final int VERDICT = 17;
     static final int ERROR = 18;

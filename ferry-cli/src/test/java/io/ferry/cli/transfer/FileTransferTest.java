@@ -200,7 +200,7 @@ class FileTransferTest {
         }
     }
 
-    /** Sends {@code dir} and returns {frame type, file id} of every OFFER, START and END, in the order the receiver read them. */
+    /** Sends {@code dir} and returns {frame type, file id} of every OFFER, START (or EAGER) and END, in the order the receiver read them. */
     private List<int[]> framesTheReceiverSaw(String scheme, Path dir, int count, SendSettings settings) throws Exception {
         List<int[]> seen = new ArrayList<>();
         CompletableFuture<Void> stored = new CompletableFuture<>();
@@ -227,9 +227,12 @@ class FileTransferTest {
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         if (msg instanceof FrameDecoder.Frame) {
                             FrameDecoder.Frame frame = (FrameDecoder.Frame) msg;
-                            if (frame.type == TransferProtocol.OFFER || frame.type == TransferProtocol.START || frame.type == TransferProtocol.END) {
+                            if (frame.type == TransferProtocol.OFFER || frame.type == TransferProtocol.START || frame.type == TransferProtocol.END
+                                    || frame.type == TransferProtocol.EAGER) {
+                                // (an EAGER start is a START here: both begin a file's content)
+                                int type = frame.type == TransferProtocol.EAGER ? TransferProtocol.START : frame.type;
                                 synchronized (seen) {
-                                    seen.add(new int[]{frame.type, frame.payload.getInt(frame.payload.readerIndex())});
+                                    seen.add(new int[]{type, frame.payload.getInt(frame.payload.readerIndex())});
                                 }
                             }
                         }
@@ -419,7 +422,7 @@ class FileTransferTest {
         ByteBuf v1Offer = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(name.length).writeBytes(name).writeLong(3);
         String reply = rawExchange(receiver.port(), v1Offer);
         assertTrue(reply.startsWith("FERRY\u0001"), "a version-1 verdict with status 1 (failed): " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 5; upgrade the sender"), reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 6; upgrade the sender"), reply);
         assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("version 1"));
     }
 
@@ -428,7 +431,7 @@ class FileTransferTest {
         Receiver oldReceiver = fakeReceiver(Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(5)
                 .writeBytes("nope!".getBytes(StandardCharsets.US_ASCII)));
         SessionResult result = sendTo(oldReceiver, SendPlan.of(List.of(file("x.bin", 100, 11))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 5"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 6"),
                 result.failure().toString());
     }
 
@@ -439,8 +442,8 @@ class FileTransferTest {
         writeAndRelease(v2, Frames.offer(v2.alloc(), 0, 3, "old.bin"));
         String reply = rawExchange(receiver.port(), v2);
         assertTrue(reply.startsWith("FERRY" + (char) TransferProtocol.VERSION), "the receiver's own hello: " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 5"), reply);
-        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 5"));
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 6"), reply);
+        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 6"));
         assertNothingIn(inbox);
     }
 
@@ -451,7 +454,7 @@ class FileTransferTest {
         reply.writeBytes(error);
         error.release();
         SessionResult result = sendTo(fakeReceiver(reply), SendPlan.of(List.of(file("x.bin", 100, 13))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 5"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 6"),
                 result.failure().toString());
     }
 
