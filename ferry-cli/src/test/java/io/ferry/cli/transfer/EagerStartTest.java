@@ -42,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EagerStartTest {
 
     /** How long the receiver holds back an ACCEPT for content that never comes (a sender that waits for it). */
-    private static final long HOLD_MILLIS = 3000;
+    private static final long HOLD_MILLIS = 10_000;
 
     @TempDir
     Path tmp;
