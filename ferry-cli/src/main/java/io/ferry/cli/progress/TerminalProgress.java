@@ -31,9 +31,12 @@ public final class TerminalProgress implements ProgressListener {
 
     @Override
     public synchronized void fileStarted(int id, String name, long size, long resumedFrom) {
-        ProgressBar bar = bar(name, size);
+        ProgressBar bar = bars.get(id); // started again after an eager start: the same bar, from where it resumes
+        if (bar == null) {
+            bar = bar(name, size);
+        }
+        bar.stepTo(resumedFrom);
         if (resumedFrom > 0) {
-            bar.stepTo(resumedFrom);
             bar.setExtraMessage("resumed");
         }
         bars.put(id, bar);

@@ -6,7 +6,6 @@ import io.ferry.transport.tls.Fingerprints;
 import io.ferry.transport.tls.SelfSignedCertificates;
 
 import io.ferry.cli.transfer.TransferProtocol;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -141,7 +140,7 @@ public final class ReceiverTls {
         });
     }
 
-    /** Answers a plaintext peer with a ferry refusal it can print, then closes. */
+    /** Answers a plaintext peer with a ferry refusal it can print, drops whatever else it sends, and closes. */
     private static final class PlaintextRefusal extends ChannelInboundHandlerAdapter {
         private boolean answered;
 
@@ -150,9 +149,7 @@ public final class ReceiverTls {
             ReferenceCountUtil.release(msg);
             if (!answered) {
                 answered = true;
-                ctx.writeAndFlush(TransferProtocol.refusal(ctx.alloc(),
-                        "this receiver requires TLS; send with --tls (and --pin or --ca to trust its certificate)"))
-                        .addListener(ChannelFutureListener.CLOSE);
+                TransferProtocol.refuse(ctx, "this receiver requires TLS; send with --tls (and --pin or --ca to trust its certificate)");
             }
         }
     }

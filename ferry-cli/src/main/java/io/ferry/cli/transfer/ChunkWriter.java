@@ -7,6 +7,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The sender's writing side: has the streaming files' chunks read ahead on their disk queues ({@link SendDisk})
@@ -18,15 +20,13 @@ final class ChunkWriter {
 
     /** Chunks read ahead of the writer per file (buffered reads; zero-copy reads nothing). */
     private static final int READ_AHEAD = 4;
-
-    /** What the writer asks of its session. */
-    interface Session {
-        /** Whether the session is over (nothing more is written). */
-        boolean over();
-
-        /** Every byte of {@code file}'s content was handed to the channel. */
-        void contentWritten(OutgoingFile file);
-    }
+    /**
+     * Content a session sends of files whose ACCEPT has not arrived (protocol 6's eager start), the chunk that
+     * crosses it included: far more than any path's first round trip carries (16 streams' initial windows are
+     * about 230 KB), and little to send twice when the receiver holds the file and takes long to say so (it
+     * reads a large partial file through before it answers).
+     */
+    static final long EAGER_BYTES = 4L << 20;
 
     private final ArrayDeque<OutgoingFile> streaming = new ArrayDeque<>();
     private final ChannelHandlerContext ctx;
@@ -34,19 +34,24 @@ final class ChunkWriter {
     private final SendSettings settings;
     private final ProgressListener progress;
     private final SendDisk disk;
-    private final Session session;
+    /** Whether the session is over (nothing more is written). */
+    private final BooleanSupplier over;
+    /** Told when every byte of a file's content was handed to the channel. */
+    private final Consumer<OutgoingFile> contentWritten;
     private long startNanos;
     private long written;
+    private long eagerLeft = EAGER_BYTES;
     private ScheduledFuture<?> pacingWakeUp;
 
     ChunkWriter(ChannelHandlerContext ctx, LoopMailbox loop, SendSettings settings, ProgressListener progress, SendDisk disk,
-                Session session) {
+                BooleanSupplier over, Consumer<OutgoingFile> contentWritten) {
         this.ctx = ctx;
         this.loop = loop;
         this.settings = settings;
         this.progress = progress;
         this.disk = disk;
-        this.session = session;
+        this.over = over;
+        this.contentWritten = contentWritten;
     }
 
     /** The session began at {@code nanos}: the rate limit's schedule starts there. */
@@ -80,7 +85,7 @@ final class ChunkWriter {
     /** A chunk of {@code file} was read into {@code frame} (ownership passes); {@code digest} with its last one. */
     void chunkRead(OutgoingFile file, ByteBuf frame, byte[] digest) {
         file.readsInFlight--;
-        if (file.state != OutgoingFile.State.STREAMING || session.over()) {
+        if (file.state != OutgoingFile.State.STREAMING || over.getAsBoolean()) {
             frame.release();
             return;
         }
@@ -105,7 +110,7 @@ final class ChunkWriter {
     /** Moves ready chunks into the channel, round robin over the streaming files, while it is writable. */
     void pump() {
         boolean wrote = false;
-        while (ctx.channel().isWritable() && !streaming.isEmpty() && !session.over()) {
+        while (ctx.channel().isWritable() && !streaming.isEmpty() && !over.getAsBoolean()) {
             if (settings.rateLimit() > 0 && paced()) {
                 break;
             }
@@ -121,6 +126,7 @@ final class ChunkWriter {
             ByteBuf frame = file.ready.poll();
             int length = frame.readableBytes() - Frames.DATA_HEADER;
             written += length;
+            eagerLeft -= file.accepted ? 0 : length;
             int attempt = file.attempt;
             ctx.write(frame).addListener(f -> advanced(f.isSuccess(), file, attempt, length));
             if (file.lastRead && file.readsInFlight == 0 && file.ready.isEmpty()) {
@@ -138,7 +144,7 @@ final class ChunkWriter {
         for (int i = 0; i < streaming.size(); i++) {
             OutgoingFile file = streaming.poll();
             streaming.add(file);
-            if (!file.ready.isEmpty() || (file.regions != null && !file.lastRead)) {
+            if ((file.accepted || eagerLeft > 0) && (!file.ready.isEmpty() || (file.regions != null && !file.lastRead))) {
                 return file;
             }
         }
@@ -152,6 +158,7 @@ final class ChunkWriter {
         file.nextRead += length;
         file.lastRead = file.nextRead == file.size();
         written += length;
+        eagerLeft -= file.accepted ? 0 : length;
         ctx.write(Frames.dataHeaderAlone(ctx.alloc(), file.id, length), ctx.voidPromise());
         int attempt = file.attempt;
         ctx.write(new SourceFile.Region(file.regions, position, length)).addListener(f -> advanced(f.isSuccess(), file, attempt, length));
@@ -170,7 +177,7 @@ final class ChunkWriter {
     private void written(OutgoingFile file) {
         streaming.remove(file);
         file.contentDone = true;
-        session.contentWritten(file);
+        contentWritten.accept(file);
     }
 
     /** With a rate limit: whether the sender is ahead of schedule (then a wake-up is scheduled). */

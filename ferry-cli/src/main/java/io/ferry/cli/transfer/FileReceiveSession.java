@@ -72,10 +72,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     private String peer = "a sender";
     private SharedSecret token;
-    private byte[] receiverNonce;
-    private byte[] senderNonce;
-    /** Whether the sender may offer files: it passed the AUTH step (and, with a token, proved it holds it). */
-    private boolean admitted;
+    /** The AUTH step: who may send, and the session's checksum (made when the session is added to a channel). */
+    private ReceiverAuth auth;
     /** How the sender checks content (from its AUTH). */
     private Checksum checksum;
     /** The only checksum this receiver takes, or {@code null} for either. */
@@ -168,6 +166,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.auth = new ReceiverAuth(token, requiredChecksum);
         this.loop = new LoopMailbox(ctx);
         peer = "the sender at " + Failures.address(ctx.channel().remoteAddress());
         // a sender's end of stream means no more frames: the files it ended still get their verdicts (onSenderDone)
@@ -222,68 +221,15 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                     "this receiver speaks ferry protocol version " + VERSION);
             return;
         }
-        if (token != null) {
-            receiverNonce = SharedSecret.nonce();
-        }
-        ctx.writeAndFlush(Frames.receiverAuth(ctx.alloc(), receiverNonce));
+        ctx.writeAndFlush(Frames.receiverAuth(ctx.alloc(), auth.nonce()));
     }
 
-    /** The sender's AUTH: whether it has a token, the session's checksum, and its nonce. Nothing else is read before it. */
-    private void onSenderAuth(ByteBuf in) {
-        if (senderNonce != null || admitted || checksum != null) {
-            throw new IllegalStateException("a second AUTH frame");
+    /** Ends the session if the AUTH step refused the sender ({@code refusal} not null); nothing else is read before it. */
+    private void authStep(ReceiverAuth.Refusal refusal) {
+        checksum = auth.checksum();
+        if (refusal != null) {
+            endSession(refusal.log(), refusal.toSender());
         }
-        int mode = in.readUnsignedByte();
-        int checksumId = in.readUnsignedByte();
-        checksum = Checksum.ofWireId(checksumId);
-        if (checksum == null) {
-            throw new IllegalStateException("unknown checksum " + checksumId + " in its AUTH frame");
-        }
-        if (requiredChecksum != null && checksum != requiredChecksum) {
-            refuseSender("it checks content with " + checksum.label() + ", and this receiver takes files only with "
-                    + requiredChecksum.label() + " (--checksum " + requiredChecksum.label() + "; send with --checksum "
-                    + requiredChecksum.label() + ")");
-            return;
-        }
-        if (mode == MODE_TOKEN) {
-            if (in.readableBytes() != SharedSecret.NONCE_BYTES) {
-                throw new IllegalStateException("an AUTH frame with a nonce of " + in.readableBytes() + " bytes");
-            }
-            senderNonce = new byte[SharedSecret.NONCE_BYTES];
-            in.readBytes(senderNonce);
-            if (token == null) {
-                endSession(peer + " has a shared secret (--token-file) and this receiver has none; it sends only to a receiver "
-                        + "that proves it holds one", "this receiver has no --token-file");
-            }
-        } else if (mode == MODE_OPEN) {
-            if (token != null) {
-                refuseSender("it has no token, and this receiver takes files only from senders holding its shared secret (--token-file)");
-            } else {
-                admitted = true;
-            }
-        } else {
-            throw new IllegalStateException("unknown AUTH mode " + mode);
-        }
-    }
-
-    /** The sender's PROOF: checked in constant time; only then does the receiver prove itself. */
-    private void onSenderProof(ByteBuf in) {
-        if (token == null || senderNonce == null || admitted) {
-            throw new IllegalStateException("a PROOF frame out of turn");
-        }
-        byte[] claimed = new byte[in.readableBytes()];
-        in.readBytes(claimed);
-        if (!token.verifies(SharedSecret.Role.SENDER, senderNonce, receiverNonce, claimed)) {
-            refuseSender("wrong token (--token-file)");
-            return;
-        }
-        admitted = true;
-        ctx.writeAndFlush(Frames.proof(ctx.alloc(), RECEIVER_PROOF, token.proof(SharedSecret.Role.RECEIVER, senderNonce, receiverNonce)));
-    }
-
-    /** Refuses a sender that did not prove it may send: one line here, one line for it, nothing written. */
-    private void refuseSender(String why) {
-        endSession("refused " + peer + ": " + why, why);
     }
 
     private void onFrame(Frame frame) {
@@ -292,16 +238,16 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             throw new IllegalStateException("frame before hello");
         }
         if (frame.type == SENDER_AUTH) {
-            onSenderAuth(in);
+            authStep(auth.onSenderAuth(in, peer));
             return;
         }
         if (frame.type == SENDER_PROOF) {
-            onSenderProof(in);
+            authStep(auth.onSenderProof(in, peer, proof -> ctx.writeAndFlush(Frames.proof(ctx.alloc(), RECEIVER_PROOF, proof))));
             return;
         }
-        if (!admitted) {
+        if (!auth.admitted()) {
             throw new IllegalStateException("frame type " + frame.type + " before the sender was admitted (AUTH"
-                    + (token != null ? ", PROOF" : "") + " first)");
+                    + (auth.hasToken() ? ", PROOF" : "") + " first)");
         }
         switch (frame.type) {
             case OFFER: {
@@ -540,7 +486,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         ended = true;
         anyFailed = true;
         events.failed(logMessage);
-        ctx.writeAndFlush(Frames.error(ctx.alloc(), toSender)).addListener(ChannelFutureListener.CLOSE);
+        LingeringClose.after(ctx, ctx.writeAndFlush(Frames.error(ctx.alloc(), toSender))); // so that the sender reads it
     }
 
     @Override
@@ -548,7 +494,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         open.values().forEach(this::keepPartial);
         open.clear();
         ended = true;
-        events.sessionEnded(peer, !anyFailed && admitted);
+        events.sessionEnded(peer, !anyFailed && auth.admitted());
         ctx.fireChannelInactive();
     }
 

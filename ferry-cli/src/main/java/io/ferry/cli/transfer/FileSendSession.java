@@ -5,6 +5,7 @@ import io.ferry.cli.transfer.FrameDecoder.Frame;
 import io.ferry.cli.transfer.FrameDecoder.Hello;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
+import io.ferry.transport.quic.QuicTransport;
 import io.ferry.transport.striped.StripedChannel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -34,22 +35,19 @@ import static io.ferry.cli.transfer.TransferProtocol.*;
  * from what the receiver already holds once the prefix's checksum matched, and completes
  * {@link #result()} when every file has a verdict.
  *
- * <p><b>Offers ahead.</b> Up to {@link OfferSchedule#OFFER_AHEAD} files (and {@link OfferSchedule#OFFER_AHEAD_BYTES}) beyond those streaming are offered, accepted and
- * opened (and, with zero-copy, hashed) ahead of their turn, so that each file's OFFER/ACCEPT round trip and
- * the receiver's creating of its partial file overlap the streaming of the files before it; a prepared file
- * starts streaming (START, then DATA) when a streaming file ends. Many small files move at the speed of the
- * data instead of one round trip per file and slot, without interleaving more files' chunks or holding more
- * buffers.
+ * <p><b>Eager start</b> (protocol 6; not under TLS): the files offered before the receiver's first answer
+ * start at once, and one the receiver turns out to hold starts again from what it holds ({@link TransferProtocol}).
+ * <b>Offers ahead:</b> files beyond those streaming are offered, accepted and opened ahead of their turn
+ * ({@link OfferSchedule}), so a file's OFFER/ACCEPT round trip overlaps the streaming of the files before it.
  *
- * <p>Files are read and hashed on {@link DiskThreads} (one ordered queue per file), never on the
- * event loop; the event loop only moves ready chunks into the channel while it is writable, so the
+ * <p>Files are read and hashed on {@link DiskThreads} (one ordered queue per file), never on the event loop;
+ * the event loop moves ready chunks into the channel only while it is writable ({@link ChunkWriter}), so the
  * memory in use is bounded by a few chunks per streaming file on any transport.
  *
  * <p><b>Zero-copy.</b> Where the channel writes a {@link io.netty.channel.FileRegion} to a kernel TCP socket
  * (plain TCP, or a striped channel of one TCP stream, and no {@link SslHandler}), each DATA frame is a small
- * header buffer followed by a {@link DefaultFileRegion} of the file, which native epoll sends with
- * {@code sendfile}: the content never enters the JVM. The checksum is then computed by reading the file once
- * on its disk queue, beside the sending, and END waits for it. Elsewhere (TLS, uTP, UDT, several streams)
+ * header buffer followed by a {@link DefaultFileRegion} of the file, sent with {@code sendfile}; the checksum
+ * is computed by reading the file once on its disk queue, beside the sending, and END waits for it. Elsewhere
  * chunks are read into buffers and hashed as they are read.
  *
  * <p><b>Hash cache.</b> With {@link SendSettings#hashCache()} a file whose size, modification time and file
@@ -92,6 +90,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private boolean outputEnded;
     /** Whether the receiver answered an offer yet (ACCEPT or VERDICT): files offered before are started eagerly. */
     private boolean answered;
+    private boolean eagerStart;
 
     /** A session that sends {@code plan} with the shared {@link DiskThreads}. */
     public FileSendSession(SendPlan plan, SendSettings settings, ProgressListener progress) {
@@ -170,17 +169,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 abortFile(file, message);
             }
         });
-        this.writer = new ChunkWriter(ctx, loop, settings, progress, disk, new ChunkWriter.Session() {
-            @Override
-            public boolean over() {
-                return result.isDone();
-            }
-
-            @Override
-            public void contentWritten(OutgoingFile file) {
-                maybeEnd(file);
-            }
-        });
+        this.writer = new ChunkWriter(ctx, loop, settings, progress, disk, result::isDone, this::maybeEnd);
         if (ctx.channel().isActive()) {
             begin();
         }
@@ -207,6 +196,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED);
         }
         halfClose = ch instanceof DuplexChannel && !tls;
+        // Not under TLS (QUIC is TLS too): a receiver refuses a sender's certificate after the sender's handshake is
+        // done, and content already on its way would meet a reset before the refusal could be read.
+        eagerStart = !tls && (ch instanceof StripedChannel ? ((StripedChannel) ch).members() : List.of(ch)).stream().noneMatch(FileSendSession::quic);
         peer = "the receiver at " + Failures.address(ch.remoteAddress());
         progress.sessionStarted(files.size(), files.stream().mapToLong(OutgoingFile::size).sum());
         ctx.write(Frames.hello(ctx.alloc()));
@@ -233,7 +225,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         }
         for (OutgoingFile file; !result.isDone() && (file = schedule.nextOffer(System.nanoTime())) != null; ) {
             ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name()));
-            if (!answered && file.size() > 0) {
+            if (eagerStart && !answered && file.size() > 0) {
                 // Before the receiver's first answer: start it as new at once (EAGER), see TransferProtocol.
                 file.eager = true;
                 prepare(file, KIND_NEW, 0, null);
@@ -341,12 +333,12 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The ACCEPT of a file started eagerly: new at the receiver, its content stands and it may end; held
-     * there (partial or existing), it is prepared again from that (its disk queue finishing first), and the
-     * receiver drops the eager content until the new START.
+     * The ACCEPT of a file started eagerly: new there, its content stands; held there, it is prepared again from
+     * that once its disk queue is done, and the receiver drops the eager content until the new START.
      */
     private void eagerAccepted(OutgoingFile file, int kind, long offset, byte[] theirs) {
         if (kind == KIND_NEW || file.state == OutgoingFile.State.ENDED || file.state == OutgoingFile.State.DONE) {
+            writer.pump(); // past ChunkWriter.EAGER_BYTES it waited for this
             maybeEnd(file);
             return;
         }
@@ -362,6 +354,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             });
         });
         streamNext(); // its streaming slot goes to the next ready file
+    }
+
+    private static boolean quic(Channel member) {
+        try {
+            return QuicTransport.NAME.equals(FerryChannels.transportOf(member).name());
+        } catch (IllegalArgumentException notFerrys) {
+            return false;
+        }
     }
 
     private boolean admitted() {
@@ -567,14 +567,20 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         long verified = files.stream().filter(f -> f.outcome != null && f.outcome.ok()).count();
-        failSession("the connection to " + Failures.address(ctx.channel().remoteAddress()) + " closed before every file was verified ("
-                + verified + " of " + files.size() + " files verified; sending again resumes)");
+        failSession(beforeAnswer("the connection to " + Failures.address(ctx.channel().remoteAddress())
+                + " closed before every file was verified (" + verified + " of " + files.size() + " files verified; sending again resumes)"));
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        failSession(Failures.describe(cause));
+        failSession(beforeAnswer(Failures.describe(cause)));
+    }
+
+    /** Lost before the receiver's hello: a receiver of another version closes on ours, maybe before its answer is read. */
+    private String beforeAnswer(String what) {
+        return helloReceived ? what : peer + " ended the connection before it answered as a ferry receiver (" + what + "); a ferry "
+                + "receiver of another protocol version does that to a version-" + VERSION + " sender: use the same ferry version on both sides";
     }
 
     @Override

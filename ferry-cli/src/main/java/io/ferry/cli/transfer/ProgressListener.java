@@ -10,7 +10,11 @@ public interface ProgressListener {
     default void sessionStarted(int files, long totalBytes) {
     }
 
-    /** File {@code id} started; {@code resumedFrom} bytes were already at the receiver and are not sent again. */
+    /**
+     * File {@code id} started; {@code resumedFrom} bytes were already at the receiver and are not sent again.
+     * Called again for the same file when a file started before the receiver's answer turns out to be held
+     * there (protocol 6's eager start), with what the receiver holds: the progress starts over from there.
+     */
     default void fileStarted(int id, String name, long size, long resumedFrom) {
     }
 

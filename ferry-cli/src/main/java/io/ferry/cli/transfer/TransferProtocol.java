@@ -51,17 +51,20 @@ import java.nio.charset.StandardCharsets;
  * <p>A sender offers files (several may be in flight at once; their DATA frames interleave), the
  * receiver accepts each with what it already holds, the sender checks the held prefix against its own
  * file and starts from there (or from 0 if it differs), and the receiver renames a file into place
- * only after the checksum of the whole content matched ({@link Checksum}).
- *
- * <p><b>Eager start.</b> The files a sender offers before the session's first ACCEPT arrived start at once
- * with EAGER instead of START, so that the first data leaves with the offers rather than a round trip
- * later. Their END waits for their ACCEPT. An ACCEPT of kind 0 keeps what was sent; any other (a partial or
- * an existing file here) makes the sender start the file again the usual way, with START at the offset its
- * prefix check allows, and the receiver drops the eager content before it: at most a round trip of data
- * is sent twice, and a resume or an "already present" file is never lost to it. (Version 6 added EAGER.) Once every file is ended (or
+ * only after the checksum of the whole content matched ({@link Checksum}). Once every file is ended (or
  * refused or aborted) the sender ends its stream (not under TLS), so that its end of stream is acknowledged
  * with the data; the receiver then sends the last verdicts and closes. The sender closes the connection
  * once every file has a verdict. (Version 5 added the sender's end of stream; version 4 closed only then.)
+ *
+ * <p><b>Eager start.</b> The files a sender offers before the receiver's first answer (ACCEPT or VERDICT) start at once
+ * with EAGER instead of START, so that the first data leaves with the offers rather than a round trip
+ * later. Their END waits for their ACCEPT. An ACCEPT of kind 0 keeps what was sent; any other (a partial or
+ * an existing file here) makes the sender start the file again the usual way, with START at the offset its
+ * prefix check allows, and the receiver drops the eager content before it. A sender sends at most a few MiB
+ * of content ahead of the ACCEPTs (ChunkWriter.EAGER_BYTES), so little is sent twice, and a resume or an
+ * "already present" file is never lost to it. A sender under TLS does not start eagerly (a receiver refuses a
+ * certificate after the sender's handshake is done), and a receiver ending a session with ERROR closes
+ * lingeringly ({@link LingeringClose}) so that a sender already streaming reads it. (Version 6 added EAGER.)
  *
  * <p>Other versions are refused with a message naming both versions. Version 1 (one file per connection, no resume) is refused with a message the old version can
  * read: a receiver answers a version-1 offer with a version-1 verdict, and a sender recognises a
@@ -108,17 +111,17 @@ public final class TransferProtocol {
     }
 
     /**
-     * A receiver's hello followed by an ERROR frame: how a receiver that cannot serve a ferry sender
-     * (e.g. one that requires TLS) tells it why in words the sender prints.
+     * Tells a sender that this receiver cannot serve it (e.g. one that requires TLS), in words the sender
+     * prints: a receiver's hello and an ERROR frame, then a lingering close ({@link LingeringClose}) so that a
+     * sender already streaming its first files reads them instead of a reset. Drops nothing itself: the
+     * handler calling it must drop what it reads meanwhile.
      */
-    public static io.netty.buffer.ByteBuf refusal(io.netty.buffer.ByteBufAllocator alloc, String message) {
-        io.netty.buffer.ByteBuf hello = Frames.hello(alloc);
-        io.netty.buffer.ByteBuf error = Frames.error(alloc, message);
-        try {
-            return alloc.buffer(hello.readableBytes() + error.readableBytes()).writeBytes(hello).writeBytes(error);
-        } finally {
-            hello.release();
-            error.release();
-        }
+    public static void refuse(io.netty.channel.ChannelHandlerContext ctx, String message) {
+        io.netty.buffer.ByteBuf hello = Frames.hello(ctx.alloc());
+        io.netty.buffer.ByteBuf error = Frames.error(ctx.alloc(), message);
+        io.netty.buffer.ByteBuf both = ctx.alloc().buffer(hello.readableBytes() + error.readableBytes()).writeBytes(hello).writeBytes(error);
+        hello.release();
+        error.release();
+        LingeringClose.after(ctx, ctx.writeAndFlush(both));
     }
 }

@@ -63,7 +63,7 @@ class EagerStartTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    @MethodSource("withoutTls")
     void contentLeavesBeforeTheReceiversAcceptArrives(String scheme) throws Exception {
         Path source = file("first.bin", 700_000, 1);
         Sent sent = send(scheme, source, false);
@@ -75,7 +75,26 @@ class EagerStartTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    @MethodSource("withoutTls")
+    void noMoreThanTheEagerBudgetMovesAheadOfTheAccept(String scheme) throws Exception {
+        Path source = outbox.resolve("large.bin");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(source.toFile(), "rw")) {
+            f.setLength(24L << 20); // sparse: zeros, cheap to make and to read
+            f.seek((24L << 20) - 1);
+            f.write(7);
+        }
+        AcceptHolder holder = new AcceptHolder(1000, false); // a receiver slow to answer, e.g. hashing what it holds
+        SessionResult result = send(scheme, source, false, holder);
+        assertTrue(result.ok(), result.toString());
+        long ahead = holder.contentBeforeRelease;
+        int chunk = SendSettings.defaults().chunkSize();
+        assertTrue(ahead > 0 && ahead <= ChunkWriter.EAGER_BYTES + chunk,
+                "content read before the ACCEPT was let through: " + ahead + " bytes (budget " + ChunkWriter.EAGER_BYTES + " + a chunk of " + chunk + ")");
+        assertEquals(-1, Files.mismatch(source, inbox.resolve("large.bin")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("withoutTls")
     void aPartialFileStillResumesAndTheEagerContentIsNotCounted(String scheme) throws Exception {
         Path source = file("part.bin", 2_000_000, 2);
         byte[] content = Files.readAllBytes(source);
@@ -93,7 +112,7 @@ class EagerStartTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    @MethodSource("withoutTls")
     void aFileAlreadyThereIsFoundPresentAndNotRefusedWithoutOverwrite(String scheme) throws Exception {
         Path source = file("same.bin", 500_000, 3);
         Files.copy(source, inbox.resolve("same.bin"));
@@ -106,7 +125,7 @@ class EagerStartTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    @MethodSource("withoutTls")
     void aDifferentFileThereIsReplacedWithOverwrite(String scheme) throws Exception {
         Path source = file("other.bin", 300_000, 4);
         byte[] old = new byte[300_000];
@@ -116,6 +135,64 @@ class EagerStartTest {
         assertTrue(sent.result.ok(), sent.result.toString());
         assertEquals(FileOutcome.Status.STORED, sent.result.files().get(0).status());
         assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("other.bin")));
+    }
+
+    /** The transports without TLS of their own: QUIC is TLS, under which a sender does not start eagerly. */
+    static java.util.stream.Stream<String> withoutTls() {
+        return io.ferry.cli.InstalledTransports.schemes().filter(scheme -> !scheme.equals("quic"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void overQuicTheFirstFileWaitsForItsAccept() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.ferry.cli.InstalledTransports.names().contains("quic"), "quic installed");
+        Path source = file("quic.bin", 300_000, 7);
+        AcceptHolder holder = new AcceptHolder(1000, true);
+        SessionResult result = send("quic", source, false, holder);
+        assertTrue(result.ok(), result.toString());
+        assertTrue(holder.timedOut, "no content came while the ACCEPT was held back: a TLS receiver refuses a certificate late");
+        assertEquals(List.of(TransferProtocol.START), holder.starts);
+        assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(inbox.resolve("quic.bin")));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aReceiverOfAnotherVersionThatClosesAtOnceIsStillNamedAsSuch() throws Exception {
+        Path source = file("early.bin", 6_000_000, 6);
+        // what a version-5 receiver does with this sender's hello: its own hello and an ERROR, then close
+        Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    private boolean answered;
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        io.netty.util.ReferenceCountUtil.release(msg);
+                        if (!answered) {
+                            answered = true;
+                            ByteBuf reply = ctx.alloc().buffer().writeBytes(TransferProtocol.MAGIC).writeByte(5);
+                            ByteBuf error = Frames.error(ctx.alloc(), "this receiver speaks ferry protocol version 5");
+                            ctx.write(reply);
+                            ctx.writeAndFlush(error).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                        }
+                    }
+                });
+            }
+        }).sync().channel();
+        try {
+            FileSendSession session = new FileSendSession(SendPlan.of(List.of(source)), SendSettings.defaults(), ProgressListener.NONE);
+            ferry.connect("tcp://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    session.addTo(ch.pipeline());
+                }
+            }).sync();
+            String failure = session.result().get(30, TimeUnit.SECONDS).failure().orElseThrow();
+            // either its answer was read, or the reset came first: the user is told about versions either way
+            assertTrue(failure.contains("speaks ferry protocol version 5; this sender speaks version " + TransferProtocol.VERSION)
+                    || failure.contains("a ferry receiver of another protocol version does that"), failure);
+        } finally {
+            server.close().sync();
+        }
     }
 
     // ------------------------------------------------------------------ helpers
@@ -131,7 +208,11 @@ class EagerStartTest {
 
     /** Sends {@code source} to a receiver into {@code inbox} whose ACCEPTs wait for content of their file. */
     private Sent send(String scheme, Path source, boolean overwrite) throws Exception {
-        AcceptHolder holder = new AcceptHolder();
+        AcceptHolder holder = new AcceptHolder(HOLD_MILLIS, true);
+        return new Sent(send(scheme, source, overwrite, holder), holder);
+    }
+
+    private SessionResult send(String scheme, Path source, boolean overwrite, AcceptHolder holder) throws Exception {
         ReceiverEvents events = new ReceiverEvents() {
             @Override
             public void stored(FileOutcome outcome) {
@@ -157,21 +238,30 @@ class EagerStartTest {
                     session.addTo(ch.pipeline());
                 }
             }).sync();
-            return new Sent(session.result().get(30, TimeUnit.SECONDS), holder);
+            return session.result().get(30, TimeUnit.SECONDS);
         } finally {
             server.close().sync();
         }
     }
 
     /**
-     * Holds the receiver's ACCEPT frames back until a DATA frame has been read (or {@link #HOLD_MILLIS} passed,
-     * noted in {@link #timedOut}), and notes the frames that began content (EAGER, START). One connection.
+     * Holds the receiver's ACCEPT frames back for {@code holdMillis} or, with {@code releaseOnData}, until a DATA
+     * frame has been read (a release by the clock is then noted in {@link #timedOut}); notes the frames that began
+     * content (EAGER, START) and how much content was read before the release. One connection.
      */
     private static final class AcceptHolder extends ChannelDuplexHandler {
+        private final long holdMillis;
+        private final boolean releaseOnData;
         private final List<Object[]> held = new ArrayList<>();
         private boolean dataSeen;
         volatile boolean timedOut;
+        volatile long contentBeforeRelease;
         final List<Integer> starts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        AcceptHolder(long holdMillis, boolean releaseOnData) {
+            this.holdMillis = holdMillis;
+            this.releaseOnData = releaseOnData;
+        }
 
         @Override
         public boolean isSharable() {
@@ -187,7 +277,7 @@ class EagerStartTest {
                             timedOut = true;
                             release(ctx);
                         }
-                    }, HOLD_MILLIS, TimeUnit.MILLISECONDS);
+                    }, holdMillis, TimeUnit.MILLISECONDS);
                 }
                 held.add(new Object[]{msg, promise});
                 return;
@@ -214,7 +304,10 @@ class EagerStartTest {
                         if (frame.type == TransferProtocol.EAGER || frame.type == TransferProtocol.START) {
                             starts.add(frame.type);
                         } else if (frame.type == TransferProtocol.DATA && !holder.dataSeen) {
-                            holder.release(ctx.pipeline().context(holder));
+                            contentBeforeRelease += frame.payload.readableBytes() - 4; // (after the file id)
+                            if (releaseOnData) {
+                                holder.release(ctx.pipeline().context(holder));
+                            }
                         }
                     }
                     ctx.fireChannelRead(msg);
