@@ -20,9 +20,7 @@ import java.util.Locale;
 public final class FerryInJvm {
 
     public static void main(String[] args) throws Exception {
-        // what FerryCli.main sets before any Netty class loads
-        System.setProperty("io.netty.tryReflectionSetAccessible", "true");
-        System.setProperty("io.netty.jfr.enabled", "false");
+        FerryCli.prepareJvm(); // what FerryCli.main sets before any Netty class loads
         Path outFile = Path.of(args[0]);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();

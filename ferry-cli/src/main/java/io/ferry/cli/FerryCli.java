@@ -21,6 +21,15 @@ public final class FerryCli implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        prepareJvm();
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The system properties every ferry command runs with, set before any Netty class loads; a user's own
+     * setting of each wins. For {@link #main} and for a program that runs {@link #commandLine()} itself.
+     */
+    public static void prepareJvm() {
         // With java.base/java.nio open to it (the jar's manifest says Add-Opens), Netty allocates direct memory
         // without ByteBuffer.allocateDirect, which zeroes every new block: on a receiver taking in 1 GiB that
         // zeroing and its page faults were 0.1 s of CPU per GiB. Set before any Netty class is loaded; a user's
@@ -34,7 +43,6 @@ public final class FerryCli implements Runnable {
         if (System.getProperty("io.netty.jfr.enabled") == null) {
             System.setProperty("io.netty.jfr.enabled", "false");
         }
-        System.exit(commandLine().execute(args));
     }
 
     /** The configured command line (used by {@link #main} and by tests). */

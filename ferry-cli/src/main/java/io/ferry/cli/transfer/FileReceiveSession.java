@@ -74,8 +74,6 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private SharedSecret token;
     /** The AUTH step: who may send, and the session's checksum (made when the session is added to a channel). */
     private ReceiverAuth auth;
-    /** How the sender checks content (from its AUTH). */
-    private Checksum checksum;
     /** The only checksum this receiver takes, or {@code null} for either. */
     private Checksum requiredChecksum;
     private boolean helloSeen;
@@ -226,7 +224,6 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     /** Ends the session if the AUTH step refused the sender ({@code refusal} not null); nothing else is read before it. */
     private void authStep(ReceiverAuth.Refusal refusal) {
-        checksum = auth.checksum();
         if (refusal != null) {
             endSession(refusal.log(), refusal.toSender());
         }
@@ -298,7 +295,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             }
             case END: {
                 Open f = open.get(in.readInt());
-                byte[] theirs = new byte[checksum.length()];
+                byte[] theirs = new byte[auth.checksum().length()];
                 in.readBytes(theirs);
                 if (f != null) {
                     f.endSeen = true;
@@ -401,12 +398,12 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     }
 
     private void claimed(int id, long size, String name, Path target) {
-        Open f = new Open(new IncomingFile(id, name, size, target, overwrite, checksum));
+        Open f = new Open(new IncomingFile(id, name, size, target, overwrite, auth.checksum()));
         open.put(id, f);
         boolean eagerDropped = Boolean.TRUE.equals(claiming.remove(id));
         f.disk.execute(() -> onDisk(f, () -> {
             IncomingFile.Accept accept = f.file.prepare(directory, eagerDropped);
-            loop.post(() -> ctx.write(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), checksum, accept.checksum())));
+            loop.post(() -> ctx.write(Frames.accept(ctx.alloc(), id, accept.kind(), accept.offset(), auth.checksum(), accept.checksum())));
         }));
     }
 
@@ -450,9 +447,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         IN_USE.remove(f.file.target, this);
         FileOutcome outcome = new FileOutcome(f.file.name, f.file.size, f.file.size - f.file.resumedFrom(), f.file.resumedFrom(),
                 status == STATUS_STORED ? FileOutcome.Status.STORED : FileOutcome.Status.ALREADY_PRESENT,
-                status == STATUS_STORED ? "stored" : "already present", Optional.of(f.file.checksumValue), checksum,
+                status == STATUS_STORED ? "stored" : "already present", Optional.of(f.file.checksumValue), auth.checksum(),
                 Duration.ofNanos(System.nanoTime() - f.file.startNanos), Optional.of(f.file.target));
-        String message = (status == STATUS_STORED ? "stored " : "already present: ") + f.file.name + " " + checksum.label() + "="
+        String message = (status == STATUS_STORED ? "stored " : "already present: ") + f.file.name + " " + auth.checksum().label() + "="
                 + outcome.digestHex();
         loop.post(() -> {
             open.remove(f.file.id);

@@ -117,11 +117,7 @@ public final class TransferProtocol {
      * handler calling it must drop what it reads meanwhile.
      */
     public static void refuse(io.netty.channel.ChannelHandlerContext ctx, String message) {
-        io.netty.buffer.ByteBuf hello = Frames.hello(ctx.alloc());
-        io.netty.buffer.ByteBuf error = Frames.error(ctx.alloc(), message);
-        io.netty.buffer.ByteBuf both = ctx.alloc().buffer(hello.readableBytes() + error.readableBytes()).writeBytes(hello).writeBytes(error);
-        hello.release();
-        error.release();
-        LingeringClose.after(ctx, ctx.writeAndFlush(both));
+        ctx.write(Frames.hello(ctx.alloc()));
+        LingeringClose.after(ctx, ctx.writeAndFlush(Frames.error(ctx.alloc(), message)));
     }
 }
