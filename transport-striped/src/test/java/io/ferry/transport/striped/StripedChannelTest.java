@@ -1,7 +1,9 @@
 package io.ferry.transport.striped;
 
 import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.DataLossException;
 import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transports;
 import io.ferry.transport.conformance.LeakDetectionExtension;
@@ -52,9 +54,19 @@ class StripedChannelTest {
         ferry = Transports.create();
     }
 
+    /**
+     * A member whose peer reset it after every byte was acknowledged, but before its FIN was (a refused or
+     * timed-out striped connect closes its members at once), is reported as a loss of zero bytes; any byte is a failure.
+     */
     @AfterEach
     void close() {
-        ferry.close();
+        try {
+            ferry.close();
+        } catch (DataLossException e) {
+            for (UndeliveredDataException loss : e.losses()) {
+                assertEquals(0, loss.unacknowledgedBytes(), "no byte lost in the close: " + e.getMessage());
+            }
+        }
     }
 
     private Channel listen(ChannelOptions options, Consumer<Channel> child) throws InterruptedException {

@@ -34,9 +34,9 @@ import java.util.concurrent.TimeUnit;
  * every byte, was acknowledged. The kernel sends no event for an acknowledgement, hence the polling.
  * A failed close names the kernel's exact count of unacknowledged bytes ({@code SIOCOUTQ}, through JNA,
  * loaded only then: loading it costs a close 50-150 ms, {@code ldconfig -p} included), or, once the
- * socket is gone, the bound {@code TCP_INFO} gave at the last poll (unacknowledged segments × MSS). It
- * needs Netty's native epoll channel for {@code TCP_INFO}; over NIO a close hands the data to the kernel
- * like plain Java sockets do.
+ * socket is gone, the bound {@code TCP_INFO} gave at the last poll (unacknowledged segments × MSS, at
+ * most what was written). It needs Netty's native epoll channel for {@code TCP_INFO}; over NIO a close
+ * hands the data to the kernel like plain Java sockets do.
  */
 final class TcpLingeringClose extends ChannelDuplexHandler {
 
@@ -154,7 +154,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
                     return;
                 }
             }
-            unacknowledgedBound = LingeringChannels.unwrittenBytes(ch) + info.unacked() * info.sndMss();
+            unacknowledgedBound = unacknowledgedBound(ch);
         } catch (ChannelException socketGone) {
             finish(ctx, failure(ch, "the connection was reset or failed"), true);
             return;
@@ -164,6 +164,17 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
             return;
         }
         ctx.executor().schedule(() -> check(ctx), POLL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * At most this many written bytes are unacknowledged now: unacknowledged segments × MSS counts the FIN's
+     * segment as a full one, so the bound is capped by what the application wrote at all (a silent end that
+     * the peer resets after our FIN lost nothing).
+     */
+    private long unacknowledgedBound(EpollSocketChannel ch) {
+        long bound = LingeringChannels.unwrittenBytes(ch) + (long) info.unacked() * info.sndMss();
+        ByteCountingHandler counter = ByteCountingHandler.of(ch);
+        return counter != null ? Math.min(bound, counter.bytesSent()) : bound;
     }
 
     private UndeliveredDataException failure(EpollSocketChannel ch, String why) {
