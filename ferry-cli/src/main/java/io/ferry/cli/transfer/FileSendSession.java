@@ -510,14 +510,14 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (file.state != OutgoingFile.State.ENDED) {
             filesOver++;
         }
+        long resumed = status == FileOutcome.Status.FAILED && file.startOffset == 0 ? 0 : file.startOffset;
+        file.outcome = new FileOutcome(file.entry.name(), file.size(), file.sent, resumed, status, message,
+                Optional.ofNullable(file.digestValue), settings.checksum(), file.elapsed(System.nanoTime()), Optional.empty());
         file.state = OutgoingFile.State.DONE;
         filesDone++;
         writer.remove(file);
         file.releaseReady();
         file.disk.execute(() -> SendDisk.closeSource(file));
-        long resumed = status == FileOutcome.Status.FAILED && file.startOffset == 0 ? 0 : file.startOffset;
-        file.outcome = new FileOutcome(file.entry.name(), file.size(), file.sent, resumed, status, message,
-                Optional.ofNullable(file.digestValue), settings.checksum(), Duration.ofNanos(System.nanoTime() - file.offeredNanos), Optional.empty());
         progress.fileFinished(file.id, status != FileOutcome.Status.FAILED);
     }
 

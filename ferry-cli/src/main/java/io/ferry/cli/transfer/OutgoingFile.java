@@ -3,6 +3,7 @@ package io.ferry.cli.transfer;
 import io.netty.buffer.ByteBuf;
 
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 
@@ -25,6 +26,7 @@ final class OutgoingFile {
     /** The file's own queue on the disk threads: its disk work runs in order, beside other files'. */
     final SerialExecutor disk;
     State state = State.WAITING;
+    /** When it was offered; meaningful only once the state has left WAITING. */
     long offeredNanos;
     long startOffset;
     long nextRead;
@@ -82,5 +84,10 @@ final class OutgoingFile {
         for (ByteBuf b; (b = ready.poll()) != null; ) {
             b.release();
         }
+    }
+
+    /** From the offer to {@code nowNanos}; zero for a file never offered (the session ended before it). */
+    Duration elapsed(long nowNanos) {
+        return state == State.WAITING ? Duration.ZERO : Duration.ofNanos(nowNanos - offeredNanos);
     }
 }

@@ -179,14 +179,23 @@ class EagerStartTest {
             }
         }).sync().channel();
         try {
-            FileSendSession session = new FileSendSession(SendPlan.of(List.of(source)), SendSettings.defaults(), ProgressListener.NONE);
+            List<Path> sources = new java.util.ArrayList<>(List.of(source));
+            for (int i = 0; i < 100; i++) { // more than are offered before an answer: most never are
+                sources.add(file("small" + i + ".bin", 100, i));
+            }
+            FileSendSession session = new FileSendSession(SendPlan.of(sources), SendSettings.defaults(), ProgressListener.NONE);
             ferry.connect("tcp://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
                     session.addTo(ch.pipeline());
                 }
             }).sync();
-            String failure = session.result().get(30, TimeUnit.SECONDS).failure().orElseThrow();
+            SessionResult result = session.result().get(30, TimeUnit.SECONDS);
+            String failure = result.failure().orElseThrow();
+            assertEquals(101, result.files().size());
+            for (FileOutcome f : result.files()) { // a file never offered took no time, rather than the time since boot
+                assertTrue(f.elapsed().compareTo(result.elapsed()) <= 0, f + " within the session's " + result.elapsed());
+            }
             // either its answer was read, or the reset came first: the user is told about versions either way
             assertTrue(failure.contains("speaks ferry protocol version 5; this sender speaks version " + TransferProtocol.VERSION)
                     || failure.contains("a ferry receiver of another protocol version does that"), failure);
@@ -231,7 +240,11 @@ class EagerStartTest {
             }
         }).sync().channel();
         try {
-            FileSendSession session = new FileSendSession(SendPlan.of(List.of(source)), SendSettings.defaults(), ProgressListener.NONE);
+            List<Path> sources = new java.util.ArrayList<>(List.of(source));
+            for (int i = 0; i < 100; i++) { // more than are offered before an answer: most never are
+                sources.add(file("small" + i + ".bin", 100, i));
+            }
+            FileSendSession session = new FileSendSession(SendPlan.of(sources), SendSettings.defaults(), ProgressListener.NONE);
             ferry.connect(scheme + "://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
