@@ -17,7 +17,10 @@
 # same `ferry send --parallel 4` run inside one long-lived JVM (bench/FerryInJvm.java, warmed by WARMUP sends of its
 # own, C1 only as the launcher runs a plain TCP send): what an application that keeps its JVM sees, and what a fresh
 # JVM's start and JIT warm-up cost each command (wall = the command inside that JVM, no JVM start; CPU = that JVM's
-# over the command). SKIP="in-jvm" leaves it out.
+# over the command). SKIP="in-jvm" leaves it out. Rows ferry-start and rsync-start send one 1-byte file the same
+# way: each command's fixed cost; ferry-start-in-jvm is that send inside the long-lived JVM, so that a fresh JVM's own
+# cost (ferry-start - ferry-start-in-jvm) and with it the floor of a fresh `ferry send` of the tree (that cost +
+# ferry-in-jvm) are measured in the same run. SKIP="start" leaves them out.
 # Every received tree is compared with the source.
 # Needs rsync and jq (Debian packages); starts its own rsync daemon and ferry receiver and stops each by its PID.
 set -euo pipefail
@@ -50,6 +53,7 @@ for i in $(seq 0 $((FILES - 1))); do
   head -c "$FSIZE" /dev/urandom > "$d/f$i.bin"
 done
 BYTES=$(du -sb --apparent-size "$WORK/src/tree" | cut -f1)
+mkdir -p "$WORK/src/start" && head -c 1 /dev/urandom > "$WORK/src/start/start.bin"
 same_tree() { diff -rq "$WORK/src/tree" "$WORK/dst/tree" > /dev/null || { echo "$1: the received tree differs"; exit 1; }; }
 
 FPORT=$(port)
@@ -74,12 +78,35 @@ ferry_tree() {  # ROUND TOOL PARALLEL: one ferry send of the tree, timed, compar
   record "$1" "$2" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")" "$WALL" "$CPU_SEND" "$CPU_RECV"
 }
 
-# ferry_in_jvm ROUND TOOL: the same send as a command of the long-lived JVM started below (its coprocess INJVM)
+# start_rows ROUND: one 1-byte file by ferry send and by rsync, each command's fixed cost by wall time
+start_rows() {
+  ferry_cmd "${SEND_JAVA_OPTS:-}"
+  # shellcheck disable=SC2086
+  timed "$RECV_PID" "${SEND[@]}" ${SEND_ARGS:-} "$WORK/src/start/start.bin" "tcp://127.0.0.1:$FPORT" --json 2> "$WORK/send.err" \
+    || { echo "ferry send of one byte failed"; tail -5 "$WORK/send.err"; exit 1; }
+  cmp -s "$WORK/src/start/start.bin" "$WORK/dst/start.bin" || { echo "ferry-start: the received file differs"; exit 1; }
+  record "$1" ferry-start 0 "$WALL" "$WALL" "$CPU_SEND" "$CPU_RECV"
+  rm -f "$WORK/dst/start.bin"
+  if ! skip in-jvm; then
+    ferry_in_jvm "$1" ferry-start-in-jvm "$WORK/src/start/start.bin"
+    cmp -s "$WORK/src/start/start.bin" "$WORK/dst/start.bin" || { echo "ferry-start-in-jvm: the received file differs"; exit 1; }
+    rm -f "$WORK/dst/start.bin"
+  fi
+  if ! skip rsync; then
+    timed "$RSYNCD_PID" rsync --whole-file "$WORK/src/start/start.bin" "rsync://127.0.0.1:$RPORT/dst/"
+    cmp -s "$WORK/src/start/start.bin" "$WORK/dst/start.bin" || { echo "rsync-start: the received file differs"; exit 1; }
+    record "$1" rsync-start 0 "$WALL" "$WALL" "$CPU_SEND" "$CPU_RECV"
+    rm -f "$WORK/dst/start.bin"
+  fi
+}
+
+# ferry_in_jvm ROUND TOOL [SOURCE]: the same send (of the tree, or of SOURCE) as a command of the long-lived JVM
+# started below (its coprocess INJVM)
 ferry_in_jvm() {
   settle "$WORK/dst/tree"
   local r0 r1 rc line args
   # shellcheck disable=SC2206
-  args=(send ${SEND_ARGS:-} --parallel 4 "$WORK/src/tree" "tcp://127.0.0.1:$FPORT" --json)
+  args=(send ${SEND_ARGS:-} --parallel 4 "${3:-$WORK/src/tree}" "tcp://127.0.0.1:$FPORT" --json)
   r0=$(cpu_ticks "$RECV_PID")
   echo "${args[*]}" >&"${INJVM[1]}"
   read -r line <&"${INJVM[0]}" || { echo "ferry in one JVM: it ended"; tail -20 "$WORK/injvm.err"; exit 1; }
@@ -89,7 +116,7 @@ ferry_in_jvm() {
   local j
   j=$(tail -1 "$WORK/injvm.out")
   [ "$rc" = 0 ] && [ "$(jq .ok <<<"$j")" = true ] || { echo "ferry send in one JVM failed: $j"; tail -20 "$WORK/injvm.err"; exit 1; }
-  same_tree "ferry in one JVM"
+  [ -n "${3:-}" ] || same_tree "ferry in one JVM"
   CPU_RECV=$(python3 -c "print('%.2f' % (($r1 - $r0) / $TICK))")
   record "$1" "$2" "$(jq '.bytesPerSecond / 1048576 * 10 | round / 10' <<<"$j")" "$(jq .seconds <<<"$j")" "$WALL" "$CPU_SEND" "$CPU_RECV"
 }
@@ -111,6 +138,9 @@ for r in $(seq "$REPS"); do
   if ! skip in-jvm; then
     ferry_in_jvm "$r" ferry-in-jvm
   fi
+  if ! skip start; then
+    start_rows "$r"
+  fi
   if ! skip rsync; then
     settle "$WORK/dst/tree"
     timed "$RSYNCD_PID" rsync -r --whole-file "$WORK/src/tree" "rsync://127.0.0.1:$RPORT/dst/"
@@ -120,5 +150,6 @@ for r in $(seq "$REPS"); do
 done
 
 HEAD="$STAMP, $FILES files of $FSIZE in 16 directories, $REPS rounds, loopback, tmpfs"
-python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/summary.md" "$HEAD" --per rsync --bytes "$BYTES"
+python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/summary.md" "$HEAD" --per rsync --bytes "$BYTES" \
+  --wall-only ferry-start --wall-only ferry-start-in-jvm --wall-only rsync-start
 python3 bench/ferry-bench-summary.py "$RESULTS" "$OUT/wall.md" "$HEAD, wall time of each command" --wall --per rsync
