@@ -240,11 +240,7 @@ class EagerStartTest {
             }
         }).sync().channel();
         try {
-            List<Path> sources = new java.util.ArrayList<>(List.of(source));
-            for (int i = 0; i < 100; i++) { // more than are offered before an answer: most never are
-                sources.add(file("small" + i + ".bin", 100, i));
-            }
-            FileSendSession session = new FileSendSession(SendPlan.of(sources), SendSettings.defaults(), ProgressListener.NONE);
+            FileSendSession session = new FileSendSession(SendPlan.of(List.of(source)), SendSettings.defaults(), ProgressListener.NONE);
             ferry.connect(scheme + "://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort(), new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
