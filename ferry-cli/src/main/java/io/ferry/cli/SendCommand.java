@@ -89,7 +89,8 @@ final class SendCommand implements Callable<Integer> {
                     + "target-delay=50ms (uTP), connect-timeout=5s. Repeatable; a wrong name lists the transport's options.")
     List<String> opts = new ArrayList<>();
 
-    @Option(names = "--json", description = "Print a JSON summary (bytes, time, rate, RTT, retransmissions, loss, per file) on stdout.")
+    @Option(names = "--json", description = "Print a JSON summary (bytes, time, rate, RTT, retransmissions, loss, per file) on stdout; "
+            + "a send that fails before its session prints one too, with \"ok\": false and the \"error\".")
     boolean json;
 
     @Option(names = "--parallel", paramLabel = "N", defaultValue = "4", description = "Files streaming at once on the connection, their chunks interleaved (default: ${DEFAULT-VALUE}); up to 64 more (at most 64 MiB of them) are offered and prepared ahead.")
@@ -160,7 +161,12 @@ final class SendCommand implements Callable<Integer> {
             // receiver is named from what it answers all the same (Failures.describe)
             ChannelOptions plainOptions = TransportArgs.striped(spec, TransportArgs.options(spec, ferry, target, opts), streams)
                     .toBuilder().set(io.ferry.transport.striped.StripedChannelOption.EAGER_HELLO, true).build();
-            SenderTls chosenTls = tls();
+            SenderTls chosenTls;
+            try {
+                chosenTls = tls();
+            } catch (IOException e) { // unreadable certificates or key
+                return failed(out, err, uri, target, null, e.getMessage());
+            }
             // QUIC carries TLS itself: the sender's trust and identity become QUIC's, not a second TLS inside it
             boolean quicTls = chosenTls != null && QuicTransport.NAME.equals(target.scheme());
             ChannelOptions options = quicTls
@@ -171,19 +177,16 @@ final class SendCommand implements Callable<Integer> {
                 try {
                     token = SharedSecret.read(tokenFile);
                 } catch (SharedSecret.UnusableSecretException e) {
-                    err.println("ferry send: --token-file: " + e.getMessage());
-                    return 1;
+                    return failed(out, err, uri, target, null, "--token-file: " + e.getMessage());
                 }
             }
             SendPlan plan;
             try {
                 plan = listed(listing);
             } catch (java.nio.file.NoSuchFileException e) {
-                err.println("ferry send: " + e.getFile() + ": no such file or directory");
-                return 1;
+                return failed(out, err, uri, target, null, e.getFile() + ": no such file or directory");
             } catch (IOException e) {
-                err.println("ferry send: " + e.getMessage());
-                return 1;
+                return failed(out, err, uri, target, null, e.getMessage());
             }
             ProgressListener progress = TerminalProgress.forConsole();
             FileSendSession session = new FileSendSession(plan, settings, progress);
@@ -203,12 +206,9 @@ final class SendCommand implements Callable<Integer> {
             if (!connected.isSuccess()) {
                 progress.sessionFinished();
                 Throwable cause = quicTls && chosenTls.quicRejection() != null ? chosenTls.quicRejection() : connected.cause();
-                if (cause instanceof io.ferry.transport.striped.NotStripedException) {
-                    err.println("ferry send: " + uri + " " + Failures.notFerry((io.ferry.transport.striped.NotStripedException) cause));
-                } else {
-                    err.println("ferry send: cannot connect to " + uri + ": " + Failures.describe(cause));
-                }
-                return 1;
+                return failed(out, err, uri, target, plan, cause instanceof io.ferry.transport.striped.NotStripedException
+                        ? uri + " " + Failures.notFerry((io.ferry.transport.striped.NotStripedException) cause)
+                        : "cannot connect to " + uri + ": " + Failures.describe(cause));
             }
             SessionResult result = session.result().get();
             if (settings.hashCache() != null) {
@@ -223,6 +223,21 @@ final class SendCommand implements Callable<Integer> {
             err.flush();
             return result.ok() ? 0 : 1;
         }
+    }
+
+    /**
+     * A send that failed before its session: the reason on stderr and, with {@code --json}, the one JSON object the
+     * option promises on stdout ({@code "ok": false}), so that a script reads every outcome the same way.
+     */
+    private int failed(PrintWriter out, PrintWriter err, String uri, TransportUri target, SendPlan plan, String reason) {
+        err.println("ferry send: " + reason);
+        if (json) {
+            out.println(JsonSummary.write(JsonSummary.failure(uri, target.scheme(), reason,
+                    plan == null ? 0 : plan.entries().size(), plan == null ? 0 : plan.totalBytes())));
+        }
+        out.flush();
+        err.flush();
+        return 1;
     }
 
     /** The listing's plan, or what stopped it as it was thrown. */

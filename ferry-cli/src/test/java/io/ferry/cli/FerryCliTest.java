@@ -677,6 +677,32 @@ class FerryCliTest {
     }
 
     @Test
+    void withJsonAFailureBeforeTheSessionIsStillOneJsonObject() throws Exception {
+        Path source = file("j.bin", 1000);
+        Run refused = ferry("send", "--json", source.toString(), "tcp://127.0.0.1:1");
+        assertEquals(1, refused.finish());
+        assertEquals(1, refused.out.size(), "one line on stdout: " + refused.out);
+        JsonNode summary = JSON.readTree(refused.out.get(0));
+        assertFalse(summary.get("ok").asBoolean());
+        assertEquals("tcp://127.0.0.1:1", summary.get("uri").asText());
+        assertTrue(summary.get("error").asText().startsWith("cannot connect to tcp://127.0.0.1:1: "), summary.toString());
+        assertEquals(1, summary.get("files").asInt());
+        assertEquals(1000, summary.get("bytes").asLong());
+        assertEquals("ferry send: " + summary.get("error").asText(), refused.errText(), "stderr says the same");
+
+        Run missing = ferry("send", "--json", tmp.resolve("nope.bin").toString(), "tcp://127.0.0.1:9");
+        assertEquals(1, missing.finish());
+        JsonNode none = JSON.readTree(String.join("\n", missing.out));
+        assertFalse(none.get("ok").asBoolean());
+        assertEquals(tmp.resolve("nope.bin") + ": no such file or directory", none.get("error").asText());
+
+        Run badCa = ferry("send", "--json", "--tls", "--ca", tmp.resolve("no-ca.pem").toString(), source.toString(), "tcp://127.0.0.1:9");
+        assertEquals(1, badCa.finish());
+        assertTrue(JSON.readTree(String.join("\n", badCa.out)).get("error").asText().startsWith("cannot use " + tmp.resolve("no-ca.pem")),
+                String.join("\n", badCa.out));
+    }
+
+    @Test
     void badUriIsAUsageErrorNamingTheProblem() throws Exception {
         Path source = file("b.bin", 10);
         Run sender = ferry("send", source.toString(), "tcp://127.0.0.1");

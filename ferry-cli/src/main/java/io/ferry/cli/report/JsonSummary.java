@@ -65,6 +65,14 @@ public final class JsonSummary {
                 result.elapsed().toNanos() / 1e9, result.bytesPerSecond(), connection, null, null, files);
     }
 
+    /**
+     * The summary of a send that failed before any session (a token file, the listing, the connection):
+     * {@code ok} false and the {@code error}, with the files and bytes it would have sent where they are known.
+     */
+    public static Session failure(String uri, String transport, String error, int files, long bytes) {
+        return new Session(uri, transport, null, false, error, files, bytes, 0, 0, 0, null, null, null, null);
+    }
+
     /** The statistics of each connection of a striped channel (empty for any other channel). */
     public static List<Connection> perStream(io.netty.channel.Channel channel) {
         if (!(channel instanceof io.ferry.transport.striped.StripedChannel)) {
