@@ -103,7 +103,7 @@ start_rows() {
 # ferry_in_jvm ROUND TOOL [SOURCE]: the same send (of the tree, or of SOURCE) as a command of the long-lived JVM
 # started below (its coprocess INJVM)
 ferry_in_jvm() {
-  settle "$WORK/dst/tree"
+  [ -n "${3:-}" ] || settle "$WORK/dst/tree"   # (a 1-byte send needs no tree-sized scratch write before it)
   local r0 r1 rc line args
   # shellcheck disable=SC2206
   args=(send ${SEND_ARGS:-} --parallel 4 "${3:-$WORK/src/tree}" "tcp://127.0.0.1:$FPORT" --json)

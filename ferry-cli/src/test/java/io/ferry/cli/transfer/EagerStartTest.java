@@ -161,21 +161,11 @@ class EagerStartTest {
         Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                    private boolean answered;
-
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        io.netty.util.ReferenceCountUtil.release(msg);
-                        if (!answered) {
-                            answered = true;
-                            ByteBuf reply = ctx.alloc().buffer().writeBytes(TransferProtocol.MAGIC).writeByte(5);
-                            ByteBuf error = Frames.error(ctx.alloc(), "this receiver speaks ferry protocol version 5");
-                            ctx.write(reply);
-                            ctx.writeAndFlush(error).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
-                        }
-                    }
-                });
+                ch.pipeline().addLast(new AnswerOnce(ctx -> {
+                    ctx.write(ctx.alloc().buffer().writeBytes(TransferProtocol.MAGIC).writeByte(5));
+                    ctx.writeAndFlush(Frames.error(ctx.alloc(), "this receiver speaks ferry protocol version 5"))
+                            .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                }));
             }
         }).sync().channel();
         try {

@@ -796,18 +796,7 @@ class FileTransferTest {
         Channel server = ferry.listen("tcp://127.0.0.1:0", new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                    private boolean answered;
-
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ReferenceCountUtil.release(msg);
-                        if (!answered) {
-                            answered = true;
-                            ctx.writeAndFlush(reply.retainedDuplicate());
-                        }
-                    }
-                });
+                ch.pipeline().addLast(new AnswerOnce(ctx -> ctx.writeAndFlush(reply.retainedDuplicate())));
             }
         }).sync().channel();
         server.closeFuture().addListener(f -> reply.release());
