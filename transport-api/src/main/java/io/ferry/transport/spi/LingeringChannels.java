@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.FileRegion;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.ChannelGroupFuture;
 
@@ -66,8 +67,10 @@ public final class LingeringChannels {
     }
 
     /**
-     * Bytes a channel's outbound buffer still holds flushed but not yet taken by the transport: part of
-     * what a close that gives up reports as unacknowledged. Call on the channel's event loop.
+     * Bytes a channel's outbound buffer still holds flushed but not yet taken by the transport, whatever the
+     * message: a buffer's readable bytes, a {@link FileRegion}'s bytes not yet transferred. A lingering close
+     * ends the stream only once this is zero, and one that gives up reports it as unacknowledged. Call on the
+     * channel's event loop.
      */
     public static long unwrittenBytes(Channel channel) {
         ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
@@ -81,6 +84,8 @@ public final class LingeringChannels {
                     bytes[0] += ((ByteBuf) msg).readableBytes();
                 } else if (msg instanceof ByteBufHolder) {
                     bytes[0] += ((ByteBufHolder) msg).content().readableBytes();
+                } else if (msg instanceof FileRegion region) {
+                    bytes[0] += Math.max(0, region.count() - region.transferred());
                 }
                 return true;
             });

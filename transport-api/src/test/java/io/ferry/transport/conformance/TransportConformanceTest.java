@@ -69,7 +69,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(LeakDetectionExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class TransportConformanceTest implements ApplicationThreadWriters, FailedChildren, ConnectionFacts, FileRegionWrites, SocketChannelShape, StandardBootstraps {
+public abstract class TransportConformanceTest implements ApplicationThreadWriters, CloseAfterWrites, FailedChildren, ConnectionFacts, FileRegionWrites, SocketChannelShape, StandardBootstraps {
 
     protected static final String HOST = "127.0.0.1";
     private static final int BULK = 64 << 20;

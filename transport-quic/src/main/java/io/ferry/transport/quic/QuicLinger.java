@@ -1,6 +1,7 @@
 package io.ferry.transport.quic;
 
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.spi.EndOfStreamGate;
 import io.ferry.transport.spi.GracefulClose;
 import io.ferry.transport.spi.LingeringChannels;
 import io.netty.channel.ChannelPromise;
@@ -11,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A graceful close of a {@link QuicSocketChannel} in progress (Ferry's LINGER): once the channel's outbound
- * buffer has drained into the stream the stream ends behind it, and the close completes when the peer's
+ * buffer has drained into the stream ({@link EndOfStreamGate}: file regions and the chunks a handler writes as
+ * earlier ones leave included) the stream ends behind it, and the close completes when the peer's
  * receipt confirms the end of stream and every byte; it fails with {@link UndeliveredDataException} (counting
  * the bytes no receipt confirmed, an upper bound) if the linger runs out, the peer stops reading or the
  * connection ends first. Every close call made meanwhile joins it.
@@ -23,11 +25,13 @@ final class QuicLinger {
     final GracefulClose waiting;
     private final Duration linger;
     private ScheduledFuture<?> expiry;
+    private final EndOfStreamGate end;
 
     QuicLinger(QuicSocketChannel channel, ChannelPromise first, Duration linger) {
         this.channel = channel;
         this.waiting = new GracefulClose(first);
         this.linger = linger;
+        this.end = new EndOfStreamGate(channel);
     }
 
     void start() {
@@ -41,7 +45,8 @@ final class QuicLinger {
         if (waiting.isEnding()) {
             return;
         }
-        if (!channel.endOfStreamSent() && !channel.isConnectionClosed() && LingeringChannels.unwrittenBytes(channel) == 0) {
+        if (!channel.endOfStreamSent() && !channel.isConnectionClosed() && end.mayEnd(this::recheck)) {
+            end.markSent();
             channel.sendEndOfStream();
         }
         Receipts r = channel.receipts();
@@ -53,6 +58,13 @@ final class QuicLinger {
             } else {
                 finish(undelivered("the QUIC connection ended"));
             }
+        }
+    }
+
+    /** The gate's second look, a turn of the event loop after the buffer was found empty. */
+    private void recheck() {
+        if (channel.isLingering(this)) {
+            progress();
         }
     }
 

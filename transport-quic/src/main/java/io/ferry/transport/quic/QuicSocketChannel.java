@@ -175,8 +175,8 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws ClosedChannelException {
-        if (lingering != null) {
-            throw new ClosedChannelException(); // written after close(): not part of what the close delivers
+        if (lingering != null && outputShutdown) {
+            throw new ClosedChannelException(); // past the end of stream the close sent
         }
         if (msg instanceof ByteBuf || msg instanceof FileRegion) {
             return msg;

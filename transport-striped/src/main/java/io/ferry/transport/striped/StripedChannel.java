@@ -1,5 +1,6 @@
 package io.ferry.transport.striped;
 
+import io.ferry.transport.spi.EndOfStreamGate;
 import io.ferry.transport.spi.GracefulClose;
 
 import io.ferry.transport.ChannelOptions;
@@ -77,6 +78,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     // closing (striped event loop)
     private GracefulClose closing;
+    /** When the members' closes may start, behind everything written before the close (made with {@link #closing}). */
+    private EndOfStreamGate end;
     private final List<UndeliveredDataException> memberLosses = Collections.synchronizedList(new ArrayList<>());
 
     StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger) {
@@ -291,8 +294,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws Exception {
-        if (closing != null) {
-            throw new ClosedChannelException(); // written after close(): not part of what the close delivers
+        if (closing != null && end.isSent()) {
+            throw new ClosedChannelException(); // past the end of stream the close sent
         }
         if (outputShutdown) {
             throw new ChannelOutputShutdownException("the output of " + this + " is shut down");
@@ -312,6 +315,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             throw new ClosedChannelException();
         }
         writer.push(members, in, false, carriesFileRegions());
+        if (closing != null) {
+            drainThenCloseMembers(); // a write during a graceful close may have been its last
+        }
     }
 
     /** Checks a file region before its first byte goes to a kernel socket, as Netty's socket channels do. */
@@ -365,14 +371,20 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
      */
     void onMemberWritable() {
         loop.execute(() -> {
-            if (isActive() && closing == null) {
+            if (isActive() && (closing == null || !end.isSent())) {
                 ((StripedUnsafe) unsafe()).resumeWrites();
+                if (closing != null) {
+                    drainThenCloseMembers();
+                }
             }
         });
     }
 
     /** A member failed or closed underneath: the stream is broken, and so is this channel. */
     void fail(StripeMember m, Throwable cause) {
+        if (closing != null && open && !end.isSent()) {
+            closeMembers(); // a close still handing over: the members' closes now tell what was lost
+        }
         if (!open || failed || closing != null) {
             return;
         }
@@ -415,7 +427,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
             pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
         } else {
             inputShutdown = true;
-            close();
+            // as every Ferry and Netty channel: not through the pipeline, where a handler (grpc-netty's HTTP/2)
+            // would answer a gone peer with a GOAWAY and a PING and wait for their replies
+            unsafe().close(unsafe().voidPromise());
         }
     }
 
@@ -484,6 +498,9 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         ChannelPromise promise = newPromise();
         onLoop(() -> {
             StripeGroup.abort(members);
+            if (closing != null && !end.isSent()) {
+                closeMembers(); // a close still handing over ends now, its members' closes naming what was lost
+            }
             if (closing == null || !closing.join(promise)) {
                 unsafe().close(promise);
             }
@@ -491,8 +508,41 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         return promise;
     }
 
+    /**
+     * A graceful close: what is queued goes to the members as they take it, and so does what a handler writes
+     * meanwhile as earlier parts leave ({@link EndOfStreamGate}); once nothing is left the members close, each
+     * lingering for its acknowledgements. Members too slow to take it all within the linger are handed the
+     * rest at once, and their closes tell what they could not deliver.
+     */
     private void startClosing(ChannelPromise promise) {
         closing = new GracefulClose(promise);
+        end = new EndOfStreamGate(this);
+        ChannelOutboundBuffer in = unsafe().outboundBuffer();
+        if (in == null || outputShutdown) {
+            closeMembers();
+            return;
+        }
+        in.addFlush();
+        ((StripedUnsafe) unsafe()).resumeWrites();
+        GracefulClose started = closing;
+        loop.schedule(() -> {
+            if (closing == started && !end.isSent()) {
+                closeMembers();
+            }
+        }, linger.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        drainThenCloseMembers();
+    }
+
+    /** Closes the members once the gate finds nothing left to hand them. */
+    private void drainThenCloseMembers() {
+        if (!end.isSent() && open && end.mayEnd(this::drainThenCloseMembers)) {
+            closeMembers();
+        }
+    }
+
+    /** Hands the members whatever is still queued and closes them, ending the stream. */
+    private void closeMembers() {
+        end.markSent();
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in != null && !outputShutdown) {
             in.addFlush();

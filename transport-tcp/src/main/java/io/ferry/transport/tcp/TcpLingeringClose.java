@@ -7,6 +7,7 @@ import com.sun.jna.ptr.IntByReference;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.spi.ByteCountingHandler;
+import io.ferry.transport.spi.EndOfStreamGate;
 import io.ferry.transport.spi.LingeringChannels;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
@@ -16,6 +17,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.epoll.EpollTcpInfo;
+import io.netty.channel.socket.DuplexChannel;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +38,9 @@ import java.util.concurrent.TimeUnit;
  * loaded only then: loading it costs a close 50-150 ms, {@code ldconfig -p} included), or, once the
  * socket is gone, the bound {@code TCP_INFO} gave at the last poll (unacknowledged segments × MSS, at
  * most what was written). It needs Netty's native epoll channel for {@code TCP_INFO}; over NIO a close
- * hands the data to the kernel like plain Java sockets do.
+ * waits only until Netty's buffer has drained into the socket, then hands the rest to the kernel like plain
+ * Java sockets do. Either way the output ends only once {@link EndOfStreamGate} lets it: file regions and
+ * the chunks a {@code ChunkedWriteHandler} writes as earlier ones leave go out before the FIN.
  */
 final class TcpLingeringClose extends ChannelDuplexHandler {
 
@@ -59,6 +63,8 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     private final EpollTcpInfo info = new EpollTcpInfo();
     /** At most this many bytes were unacknowledged at the last poll ({@code TCP_INFO}); -1 before the first. */
     private long unacknowledgedBound = -1;
+    /** When the FIN may go out; made when the close starts. */
+    private EndOfStreamGate end;
 
     /** The handler of a channel's pipeline, or {@code null} if it has none. */
     static TcpLingeringClose of(Channel channel) {
@@ -84,7 +90,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
         TcpInfoSnapshot.of(ch); // the kernel's figures, while the socket still has them
         if (started) {
             if (aborting && !finished) { // an abort cuts a lingering close short
-                finish(ctx, failure((EpollSocketChannel) ch, "the connection was aborted"), true);
+                finish(ctx, failure(ch, "the connection was aborted"), true);
             }
             if (finished || promise.isVoid()) {
                 ctx.close(promise);
@@ -93,7 +99,7 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
             }
             return;
         }
-        if (aborting || !ch.isActive() || !(ch instanceof EpollSocketChannel)) {
+        if (aborting || !ch.isActive() || !(ch instanceof DuplexChannel)) {
             ctx.close(promise);
             return;
         }
@@ -109,9 +115,10 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
         // The peer's FIN must not make Netty close the socket under the wait: its state tells the outcome.
         ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         deadlineNanos = System.nanoTime() + linger.toNanos();
+        end = new EndOfStreamGate(ch);
         ch.closeFuture().addListener(f -> {
             if (!finished) { // closed underneath, by a reset or an I/O error
-                finish(ctx, failure((EpollSocketChannel) ch, "the connection was reset or failed"), false);
+                finish(ctx, failure(ch, "the connection was reset or failed"), false);
             }
         });
         ctx.flush();
@@ -141,9 +148,13 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
         if (finished) {
             return;
         }
-        EpollSocketChannel ch = (EpollSocketChannel) ctx.channel();
+        if (!(ctx.channel() instanceof EpollSocketChannel ch)) {
+            checkDrained(ctx);
+            return;
+        }
         try {
-            if (!ch.isOutputShutdown() && LingeringChannels.unwrittenBytes(ch) == 0) {
+            if (!ch.isOutputShutdown() && end.mayEnd(() -> { })) { // polled again below
+                end.markSent();
                 ch.shutdownOutput(); // the FIN queues behind everything written
             }
             ch.tcpInfo(info);
@@ -167,6 +178,24 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
     }
 
     /**
+     * The close without {@code TCP_INFO} (NIO): once Netty's buffer has drained into the socket the output
+     * ends and the channel closes, the kernel delivering the rest as it does for any Java socket.
+     */
+    private void checkDrained(ChannelHandlerContext ctx) {
+        DuplexChannel ch = (DuplexChannel) ctx.channel();
+        if (end.mayEnd(() -> { })) { // polled again below
+            end.markSent();
+            ch.shutdownOutput().addListener(f -> finish(ctx, null, true));
+            return;
+        }
+        if (System.nanoTime() >= deadlineNanos) {
+            finish(ctx, failure(ch, "LINGER " + linger + " ran out"), true);
+            return;
+        }
+        ctx.executor().schedule(() -> check(ctx), POLL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
      * At most this many written bytes are unacknowledged now: unacknowledged segments × MSS counts the FIN's
      * segment as a full one, so the bound is capped by what the application wrote at all (a silent end that
      * the peer resets after our FIN lost nothing).
@@ -177,7 +206,10 @@ final class TcpLingeringClose extends ChannelDuplexHandler {
         return counter != null ? Math.min(bound, counter.bytesSent()) : bound;
     }
 
-    private UndeliveredDataException failure(EpollSocketChannel ch, String why) {
+    private UndeliveredDataException failure(Channel channel, String why) {
+        if (!(channel instanceof EpollSocketChannel ch)) { // NIO: only Netty's own buffer is known
+            return new UndeliveredDataException(channel.remoteAddress(), LingeringChannels.unwrittenBytes(channel), false, false, why);
+        }
         long exact = exactlyUnacknowledged(ch);
         if (exact >= 0) {
             return new UndeliveredDataException(ch.remoteAddress(), exact, false, false, why);

@@ -2,6 +2,7 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.UndeliveredDataException;
 import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.spi.EndOfStreamGate;
 import io.ferry.transport.spi.GracefulClose;
 import io.ferry.transport.spi.LingeringChannels;
 import io.netty.channel.ChannelPromise;
@@ -12,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A graceful close of a {@link UtpSocketChannel} in progress (Ferry's LINGER): once the channel's own
- * buffer has drained into the connection the FIN is queued behind it, and the close completes when the
+ * buffer has drained into the connection ({@link EndOfStreamGate}: file regions and the chunks a handler
+ * writes as earlier ones leave included) the FIN is queued behind it, and the close completes when the
  * peer acknowledged it, or when the peer ended its side holding every byte; it fails with
  * {@link UndeliveredDataException} if the linger runs out or the connection fails first. Every close call
  * made meanwhile joins it. Checked after every call into the connection (the channel's collect).
@@ -24,12 +26,18 @@ final class UtpLinger {
     final GracefulClose waiting;
     private final Duration linger;
     private ScheduledFuture<?> expiry;
-    private boolean finRequested;
+    private final EndOfStreamGate end;
 
     UtpLinger(UtpSocketChannel channel, ChannelPromise first, Duration linger) {
         this.channel = channel;
         this.waiting = new GracefulClose(first);
         this.linger = linger;
+        this.end = new EndOfStreamGate(channel);
+    }
+
+    /** Whether the FIN was queued: a write now is past the end of the stream. */
+    boolean endQueued() {
+        return end.isSent();
     }
 
     void start() {
@@ -48,8 +56,8 @@ final class UtpLinger {
             return;
         }
         UtpConnection connection = channel.connection();
-        if (!connection.isClosed() && !finRequested && LingeringChannels.unwrittenBytes(channel) == 0) {
-            finRequested = true;
+        if (!connection.isClosed() && end.mayEnd(this::recheck)) {
+            end.markSent();
             connection.close(channel.endpoint().now()); // the FIN follows the queued bytes
             channel.endpoint().afterCall(channel);
             return; // afterCall collected and checked again
@@ -63,6 +71,13 @@ final class UtpLinger {
             Throwable cause = connection.closeCause();
             finish(undelivered(cause != null ? "the connection failed (" + cause.getMessage() + ")"
                     : "the connection was reset"));
+        }
+    }
+
+    /** The gate's second look, a turn of the event loop after the buffer was found empty. */
+    private void recheck() {
+        if (channel.isLingering(this)) {
+            progress();
         }
     }
 

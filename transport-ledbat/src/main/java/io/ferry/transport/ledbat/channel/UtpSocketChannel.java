@@ -298,8 +298,8 @@ public final class UtpSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws ClosedChannelException {
-        if (lingering != null) {
-            throw new ClosedChannelException(); // written after close(): not part of what the close delivers
+        if (lingering != null && lingering.endQueued()) {
+            throw new ClosedChannelException(); // past the end of stream the close queued
         }
         if (msg instanceof ByteBuf || msg instanceof FileRegion) {
             return msg;
