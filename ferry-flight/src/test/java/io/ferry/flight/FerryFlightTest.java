@@ -74,6 +74,35 @@ class FerryFlightTest {
         }
     }
 
+    /**
+     * Once its client left, a Flight server over striped connections shuts down without running out its wait:
+     * the striped channels close at the client's end of stream themselves, as single connections do.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp?streams=4", "utp?streams=4"})
+    void aStripedServerShutsDownWithoutWaitingOnceTheClientLeft(String scheme) throws Exception {
+        try (BufferAllocator allocator = new RootAllocator(); RecordStore store = new RecordStore(allocator.newChildAllocator("store", 0, Long.MAX_VALUE))) {
+            FlightServer server = FerryFlight.serverBuilder(FERRY, uri(scheme, 0), allocator, store).build().start();
+            try {
+                try (FlightClient client = FerryFlight.client(FERRY, uri(scheme, server.getPort()), allocator)) {
+                    put(client, allocator, "numbers");
+                    try (FlightStream stream = client.getStream(new Ticket("numbers".getBytes(StandardCharsets.UTF_8)))) {
+                        while (stream.next()) {
+                            assertEquals(ROWS, stream.getRoot().getRowCount());
+                        }
+                    }
+                }
+                long start = System.nanoTime();
+                server.shutdown();
+                // Flight's own close waits 3 s before it forces the shutdown; grpc-netty waits 10 s for a gone peer's PING
+                assertTrue(server.awaitTermination(2900, java.util.concurrent.TimeUnit.MILLISECONDS),
+                        "the server shut down by itself, within Flight's 3 s (" + (System.nanoTime() - start) / 1_000_000 + " ms)");
+            } finally {
+                server.close();
+            }
+        }
+    }
+
     /** A loopback URI for {@code spec} ({@code scheme} or {@code scheme?query}) and {@code port}. */
     private static String uri(String spec, int port) {
         int q = spec.indexOf('?');

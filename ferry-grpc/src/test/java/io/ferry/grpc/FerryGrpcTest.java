@@ -150,4 +150,75 @@ class FerryGrpcTest {
             }
         }
     }
+
+    /**
+     * A server's graceful shutdown after its client left is as quick over striped connections as over one:
+     * the striped channel closes at the peer's end of stream itself, not through grpc-netty's handler
+     * (which would send a GOAWAY and a PING to the gone peer and wait out its 10 s for the answer).
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tcp", "tcp?streams=4", "utp?streams=4"})
+    void aServerShutsDownPromptlyOnceItsBidiStreamingClientLeft(String scheme) throws Exception {
+        MethodDescriptor<byte[], byte[]> echo = MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("ferry.Echo/Each")
+                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+        ServerServiceDefinition echoService = ServerServiceDefinition.builder("ferry.Echo")
+                .addMethod(echo, ServerCalls.asyncBidiStreamingCall(reply -> new StreamObserver<byte[]>() {
+                    @Override
+                    public void onNext(byte[] value) {
+                        reply.onNext(value);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        reply.onCompleted();
+                    }
+                })).build();
+        try (Transports ferry = Transports.create()) {
+            Server server = FerryGrpc.serverBuilder(ferry, uri(scheme, 0)).addService(echoService).build().start();
+            int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+            ManagedChannel channel = FerryGrpc.channelBuilder(ferry, uri(scheme, port)).usePlaintext().build();
+            try {
+                CompletableFuture<Integer> echoed = new CompletableFuture<>();
+                int[] count = {0};
+                StreamObserver<byte[]> out = ClientCalls.asyncBidiStreamingCall(
+                        channel.newCall(echo, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)), new StreamObserver<>() {
+                            @Override
+                            public void onNext(byte[] value) {
+                                count[0]++;
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                                echoed.completeExceptionally(t);
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                                echoed.complete(count[0]);
+                            }
+                        });
+                for (int i = 0; i < 50; i++) {
+                    out.onNext(new byte[16 * 1024]);
+                }
+                out.onCompleted();
+                assertEquals(50, echoed.get(60, TimeUnit.SECONDS));
+                channel.shutdown();
+                org.junit.jupiter.api.Assertions.assertTrue(channel.awaitTermination(10, TimeUnit.SECONDS), "the client left");
+                long start = System.nanoTime();
+                server.shutdown();
+                boolean down = server.awaitTermination(8, TimeUnit.SECONDS);
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                // grpc-netty's own wait for a GOAWAY's PING is 10 s: a server that waits it out has not closed itself
+                org.junit.jupiter.api.Assertions.assertTrue(down, "the server shut down without waiting for its gone client (" + millis + " ms)");
+            } finally {
+                channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+                server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            }
+        }
+    }
 }
