@@ -58,6 +58,8 @@ public class ListenerConfig extends DefaultChannelConfig implements ServerSocket
             setReuseAddress((Boolean) value);
         } else if (option == ChannelOption.SO_RCVBUF) {
             setReceiveBufferSize((Integer) value);
+        } else if (HabitualOptions.isKernelTcpKnob(option)) {
+            return true; // SO_REUSEPORT, TCP_DEFER_ACCEPT, TCP_FASTOPEN...: no kernel listener to give them to
         } else {
             return super.setOption(option, value);
         }

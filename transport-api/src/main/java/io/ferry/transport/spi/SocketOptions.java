@@ -13,8 +13,12 @@ import io.netty.channel.socket.SocketChannelConfig;
  */
 public final class SocketOptions {
 
-    /** Sets a socket option through the config's typed setter; false if {@code option} is none of them. */
-    public static <T> boolean set(SocketChannelConfig config, ChannelOption<T> option, T value) {
+    /**
+     * Sets a socket option through the config's typed setter (an NIO option of the same name as one of
+     * them too); a kernel TCP knob ({@link HabitualOptions}) is taken with no effect; false for anything else.
+     */
+    public static <T> boolean set(SocketChannelConfig config, ChannelOption<T> given, T value) {
+        ChannelOption<T> option = HabitualOptions.canonical(given, SOCKET);
         if (option == ChannelOption.SO_RCVBUF) {
             config.setReceiveBufferSize((Integer) value);
         } else if (option == ChannelOption.SO_SNDBUF) {
@@ -32,14 +36,15 @@ public final class SocketOptions {
         } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             config.setAllowHalfClosure((Boolean) value);
         } else {
-            return false;
+            return HabitualOptions.isKernelTcpKnob(option); // taken with no effect, as the transport documents
         }
         return true;
     }
 
     /** Reads a socket option through the config's typed getter; null if {@code option} is none of them. */
     @SuppressWarnings("unchecked")
-    public static <T> T get(SocketChannelConfig config, ChannelOption<T> option) {
+    public static <T> T get(SocketChannelConfig config, ChannelOption<T> given) {
+        ChannelOption<T> option = HabitualOptions.canonical(given, SOCKET);
         Object value;
         if (option == ChannelOption.SO_RCVBUF) {
             value = config.getReceiveBufferSize();
