@@ -23,6 +23,12 @@ public final class FerryChannels {
     public static final AttributeKey<Transport> TRANSPORT = AttributeKey.valueOf(FerryChannels.class, "transport");
 
     /**
+     * On a striped listener, the {@link FerryChannelOption#STREAMS} it was made with, which its clients must
+     * give too ({@link #uri} puts it in the URI). Set by the striped transport, read here.
+     */
+    public static final AttributeKey<Integer> STRIPED_STREAMS = AttributeKey.valueOf(FerryChannels.class, "stripedStreams");
+
+    /**
      * Counts a {@link FileRegion} by the bytes it has left to send, where Netty's default estimator counts it
      * as nothing, so that regions take part in a channel's writability (backpressure) as buffers do; counts
      * anything else as the default does. For a channel written file regions:
@@ -66,7 +72,8 @@ public final class FerryChannels {
      * The URI a client connects to for this listener (or the local end of a connection), such as
      * {@code tcp://127.0.0.1:43017}: the port it was bound to, which is what a listener on port 0 needs.
      * A wildcard bind address ({@code 0.0.0.0}, {@code ::}) is given as the loopback address, the one a
-     * client on this machine can always use. A striped listener takes {@code ?streams=N} on top.
+     * client on this machine can always use. A striped listener's URI ends in the {@code ?streams=N} it was
+     * made with, without which a client is refused ("not striped"): the URI round-trips.
      *
      * @throws IllegalArgumentException if the channel was not created by a Ferry transport or is not bound
      */
@@ -81,7 +88,8 @@ public final class FerryChannels {
             address = address instanceof Inet6Address ? loopback6() : loopback4();
         }
         String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
-        return transport.name() + "://" + host + ":" + local.getPort();
+        Integer streams = channel.hasAttr(STRIPED_STREAMS) ? channel.attr(STRIPED_STREAMS).get() : null;
+        return transport.name() + "://" + host + ":" + local.getPort() + (streams != null ? "?streams=" + streams : "");
     }
 
     private static InetAddress loopback6() {

@@ -65,8 +65,11 @@ interface ConnectionFacts extends ConformanceEndpoints {
             String uri = FerryChannels.uri(server);
             int port = ((InetSocketAddress) server.localAddress()).getPort();
             assertNotEquals(0, port);
-            assertEquals(uriForTest(port), uri);
-            ChannelFuture connected = transportsForTest().connect(uri, new ChannelInboundHandlerAdapter(), optionsForTest());
+            java.util.Optional<Integer> streams = optionsForTest().get(io.ferry.transport.FerryChannelOption.STREAMS);
+            // a striped listener's URI carries the streams its clients must ask for: connecting to it needs nothing else
+            assertEquals(uriForTest(port) + streams.map(n -> "?streams=" + n).orElse(""), uri);
+            ChannelFuture connected = transportsForTest().connect(uri, new ChannelInboundHandlerAdapter(),
+                    optionsForTest().toBuilder().remove(io.ferry.transport.FerryChannelOption.STREAMS).build());
             assertTrue(connected.await(30, TimeUnit.SECONDS) && connected.isSuccess(), "connected to " + uri + ": " + connected.cause());
             connected.channel().close().sync();
         } finally {

@@ -6,9 +6,12 @@ import io.ferry.transport.spi.AbstractHostingServerChannel;
 import io.ferry.transport.spi.ListenerConfig;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 
 import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A striped listener made by Netty's {@code ServerBootstrap} (see {@link StripedTransport#bootstrapping}):
@@ -20,7 +23,39 @@ public final class StripedServerChannel extends AbstractHostingServerChannel<Str
 
     private final StripedTransport transport;
     private final ChannelOptions options;
-    private final ListenerConfig config = new ListenerConfig(this);
+    /**
+     * Options set through {@code ServerBootstrap.option(...)} that belong to the members' listener (uTP's
+     * admission limits, say): kept until the bind, which gives them to it as {@code bootstrapping(...)}'s
+     * options are given.
+     */
+    private final Map<ChannelOption<?>, Object> memberListenerOptions = new ConcurrentHashMap<>();
+    private final ListenerConfig config = new ListenerConfig(this) {
+        @Override
+        public <T> boolean setOption(ChannelOption<T> option, T value) {
+            if (super.setOption(option, value)) {
+                return true;
+            }
+            if (!transport.isMemberListenerOption(option)) {
+                return false;
+            }
+            validate(option, value);
+            if (inner() != null) {
+                throw new IllegalStateException(option.name() + " is set on a striped listener before it is bound");
+            }
+            memberListenerOptions.put(option, value);
+            return true;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T getOption(ChannelOption<T> option) {
+            if (transport.isMemberListenerOption(option)) {
+                Object set = memberListenerOptions.get(option);
+                return set != null ? (T) set : options.get(option).orElse(null);
+            }
+            return super.getOption(option);
+        }
+    };
 
     StripedServerChannel(StripedTransport transport, ChannelOptions options) {
         super(StripedChannel::resetUnclaimed);
@@ -56,7 +91,14 @@ public final class StripedServerChannel extends AbstractHostingServerChannel<Str
 
     @Override
     protected void bindInner(InetSocketAddress local, ChannelPromise promise) {
-        transport.bindListener(this, local, options, promise);
+        ChannelOptions.Builder merged = options.toBuilder();
+        memberListenerOptions.forEach((option, value) -> set(merged, option, value));
+        transport.bindListener(this, local, merged.build(), promise);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void set(ChannelOptions.Builder b, ChannelOption<T> option, Object value) {
+        b.set(option, (T) value);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.DataLossException;
 import io.ferry.transport.FerryChannelOption;
+import io.ferry.transport.FerryChannels;
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.UndeliveredDataException;
@@ -86,6 +87,14 @@ public final class StripedTransport implements Transport {
         Set<ChannelOption<?>> all = new HashSet<>(underlying.supportedOptions());
         all.addAll(OWN);
         return Collections.unmodifiableSet(all);
+    }
+
+    /**
+     * Whether {@code option}, set on a bootstrap's striped listener, belongs to the listener of the members
+     * (an option of the underlying transport's, such as uTP's admission limits).
+     */
+    boolean isMemberListenerOption(ChannelOption<?> option) {
+        return !OWN.contains(option) && underlying.supportedOptions().contains(option);
     }
 
     /**
@@ -348,6 +357,7 @@ public final class StripedTransport implements Transport {
             return ch;
         }, () -> {
             StripedServerChannel server = new StripedServerChannel(this, options);
+            server.attr(FerryChannels.STRIPED_STREAMS).set(count);
             listeners.add(server);
             return server;
         });
@@ -361,6 +371,7 @@ public final class StripedTransport implements Transport {
         Sessions sessions = new Sessions(childHandler, null, options);
         ChannelFuture bound = listenForMembers(local, sessions, options);
         sessions.listener = bound.channel();
+        bound.channel().attr(FerryChannels.STRIPED_STREAMS).set(options.get(FerryChannelOption.STREAMS).orElse(1));
         return bound;
     }
 

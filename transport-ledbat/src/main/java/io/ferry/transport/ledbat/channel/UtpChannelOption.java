@@ -46,7 +46,9 @@ public final class UtpChannelOption<T> extends ChannelOption<T> {
 
     /**
      * Listener: connections (half-open and established) from one IP address at most; a SYN beyond it
-     * is refused with a RESET. Default 256.
+     * is refused with a RESET. Default 4096: sized for the clients behind one NAT gateway or L4 proxy and for
+     * connection pools (a striped channel's members count one each), while a flood of spoofed SYNs is
+     * bounded by {@link #MAX_HALF_OPEN} and one address still cannot take all of {@link #MAX_CONNECTIONS}.
      */
     public static final UtpChannelOption<Integer> MAX_CONNECTIONS_PER_ADDRESS = new UtpChannelOption<>("MAX_CONNECTIONS_PER_ADDRESS");
 

@@ -41,7 +41,28 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         protected void autoReadCleared() {
             acceptPending = false; // as NIO's listener: a read() asked for before no longer stands
         }
+
+        @Override
+        public <T> boolean setOption(ChannelOption<T> option, T value) {
+            if (UtpSettings.LISTENER_OPTIONS.contains(option)) {
+                validate(option, value);
+                setAdmissionOption(option, (Integer) value);
+                return true;
+            }
+            return super.setOption(option, value);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T getOption(ChannelOption<T> option) {
+            if (UtpSettings.LISTENER_OPTIONS.contains(option)) {
+                return (T) Integer.valueOf(limits.get(option));
+            }
+            return super.getOption(option);
+        }
     };
+    /** The admission limits ({@link UtpSettings#LISTENER_OPTIONS}), settable through the config until the bind. */
+    private final UtpSettings.ListenerLimits limits;
     /** Connections a user's {@code ServerBootstrap} has yet to take, as a kernel's backlog holds them; listener's loop only. */
     private final java.util.ArrayDeque<Accepted> backlog = new java.util.ArrayDeque<>();
     /** A {@code read()} asked for the next accepted connection (auto-read off); listener's loop only. */
@@ -51,7 +72,8 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UtpServerChannel.class);
 
     private final ChannelHandler childHandler;
-    private final Admission admission;
+    /** Made anew when a limit is set before the bind; fixed from the bind on. */
+    private volatile Admission admission;
     private volatile List<UtpEndpoint> endpoints = List.of();
     /** Sockets bound to the local addresses peers dialed, for a listener on the wildcard address. */
     private final java.util.concurrent.ConcurrentMap<java.net.InetAddress, DialedAddress> dialed =
@@ -63,13 +85,27 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         this.transport = transport;
         this.childSettings = childSettings;
         this.childHandler = childHandler;
-        this.admission = new Admission(childSettings.maxHalfOpen, childSettings.maxConnections,
-                childSettings.maxConnectionsPerAddress);
+        this.limits = childSettings.listenerLimits();
+        this.admission = limits.admission();
+    }
+
+    /**
+     * A limit set through {@code ServerBootstrap.option(...)}, as {@code Transports.listen}'s options set it.
+     *
+     * @throws IllegalStateException once the listener is bound (its sockets admit by the limits they started with)
+     * @throws io.ferry.transport.UnsupportedOptionException for a value that is not positive
+     */
+    private void setAdmissionOption(ChannelOption<?> option, int value) {
+        if (!endpoints.isEmpty()) {
+            throw new IllegalStateException("uTP option " + option.name() + " is set before the listener is bound");
+        }
+        limits.set(option, value);
+        admission = limits.admission();
     }
 
     /** RESETs per second each socket of this listener may send. */
     int resetRate() {
-        return childSettings.resetRate;
+        return limits.get(UtpChannelOption.RESET_RATE);
     }
 
     /** Called once every UDP socket of the listener is bound. */

@@ -39,7 +39,7 @@ final class UtpSettings {
 
     static final int DEFAULT_MAX_HALF_OPEN = 1024;
     static final int DEFAULT_MAX_CONNECTIONS = 16_384;
-    static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+    static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 4096;
     static final int DEFAULT_RESET_RATE = 200;
 
     final UtpConfig protocol;
@@ -57,6 +57,39 @@ final class UtpSettings {
         this.maxConnectionsPerAddress = positive(options, UtpChannelOption.MAX_CONNECTIONS_PER_ADDRESS,
                 DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
         this.resetRate = positive(options, UtpChannelOption.RESET_RATE, DEFAULT_RESET_RATE);
+    }
+
+    /** This listener's admission limits, to be changed until it binds. */
+    ListenerLimits listenerLimits() {
+        return new ListenerLimits(maxHalfOpen, maxConnections, maxConnectionsPerAddress, resetRate);
+    }
+
+    /** A listener's admission limits ({@link #LISTENER_OPTIONS}) by option; a listener's own copy. */
+    static final class ListenerLimits {
+        private final java.util.concurrent.ConcurrentHashMap<ChannelOption<?>, Integer> values = new java.util.concurrent.ConcurrentHashMap<>();
+
+        ListenerLimits(int maxHalfOpen, int maxConnections, int maxConnectionsPerAddress, int resetRate) {
+            values.put(UtpChannelOption.MAX_HALF_OPEN, maxHalfOpen);
+            values.put(UtpChannelOption.MAX_CONNECTIONS, maxConnections);
+            values.put(UtpChannelOption.MAX_CONNECTIONS_PER_ADDRESS, maxConnectionsPerAddress);
+            values.put(UtpChannelOption.RESET_RATE, resetRate);
+        }
+
+        int get(ChannelOption<?> option) {
+            return values.get(option);
+        }
+
+        void set(ChannelOption<?> option, int value) {
+            if (value <= 0) {
+                throw new UnsupportedOptionException("uTP option " + option.name() + " must be positive, got " + value);
+            }
+            values.put(option, value);
+        }
+
+        io.ferry.transport.ledbat.endpoint.Admission admission() {
+            return new io.ferry.transport.ledbat.endpoint.Admission(get(UtpChannelOption.MAX_HALF_OPEN),
+                    get(UtpChannelOption.MAX_CONNECTIONS), get(UtpChannelOption.MAX_CONNECTIONS_PER_ADDRESS));
+        }
     }
 
     private static int positive(ChannelOptions options, UtpChannelOption<Integer> option, int fallback) {

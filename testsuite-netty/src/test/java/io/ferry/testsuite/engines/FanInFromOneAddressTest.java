@@ -1,0 +1,140 @@
+package io.ferry.testsuite.engines;
+
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Many clients from one address at once, as a connection pool or the clients behind one NAT gateway or L4
+ * proxy reach a server: 200 concurrent connections through Netty's bootstraps, each echoing 64 KiB, on every
+ * transport and striped over 2 and 4 member connections. None is refused, none loses a byte.
+ */
+class FanInFromOneAddressTest {
+
+    private static final int CLIENTS = 200;
+    private static final int BYTES = 64 * 1024;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "utp", "udt", "quic", "utp?streams=2", "utp?streams=4", "tcp?streams=4"})
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void twoHundredConcurrentClientsFromOneAddressAreAllServed(String spec) throws Exception {
+        try (Transports ferry = Transports.create()) {
+            String scheme = spec.contains("?") ? spec.substring(0, spec.indexOf('?')) : spec;
+            String query = spec.contains("?") ? spec.substring(spec.indexOf('?')) : "";
+            ServerBootstrap sb = ferry.serverBootstrap(scheme + "://127.0.0.1:0" + query, ChannelOptions.empty())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(new Echo());
+                        }
+                    });
+            Channel server = sb.bind().sync().channel();
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            try {
+                List<CompletableFuture<Long>> echoes = new ArrayList<>();
+                List<Channel> clients = new ArrayList<>();
+                for (int i = 0; i < CLIENTS; i++) {
+                    CompletableFuture<Long> echoed = new CompletableFuture<>();
+                    echoes.add(echoed);
+                    Bootstrap b = ferry.bootstrap(scheme + "://127.0.0.1:" + port + query, ChannelOptions.empty())
+                            .handler(new ChannelInitializer<SocketChannel>() {
+                                @Override
+                                protected void initChannel(SocketChannel ch) {
+                                    ch.pipeline().addLast(new Counting(echoed));
+                                }
+                            });
+                    ChannelFuture connected = b.connect();
+                    clients.add(connected.channel());
+                    connected.addListener(f -> {
+                        if (f.isSuccess()) {
+                            connected.channel().writeAndFlush(Unpooled.wrappedBuffer(new byte[BYTES]));
+                        } else {
+                            echoed.completeExceptionally(f.cause());
+                        }
+                    });
+                }
+                int served = 0;
+                List<String> failures = new ArrayList<>();
+                for (CompletableFuture<Long> e : echoes) {
+                    try {
+                        assertEquals(BYTES, e.get(120, TimeUnit.SECONDS));
+                        served++;
+                    } catch (java.util.concurrent.ExecutionException failed) {
+                        failures.add(String.valueOf(failed.getCause()));
+                    }
+                }
+                int total = served;
+                assertTrue(failures.isEmpty(), () -> (CLIENTS - total) + " of " + CLIENTS + " clients over " + spec
+                        + " were not served, e.g. " + failures.get(0));
+                for (Channel c : clients) {
+                    assertTrue(c.close().await(30, TimeUnit.SECONDS), "closed in time: " + c);
+                }
+            } finally {
+                server.close().sync();
+            }
+        }
+    }
+
+    /** Echoes what it reads. */
+    private static final class Echo extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    /** Counts echoed bytes and completes with {@link #BYTES} once they are all back. */
+    private static final class Counting extends ChannelInboundHandlerAdapter {
+        private final CompletableFuture<Long> echoed;
+        private long count;
+
+        Counting(CompletableFuture<Long> echoed) {
+            this.echoed = echoed;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buf = (ByteBuf) msg;
+            count += buf.readableBytes();
+            buf.release();
+            if (count >= BYTES) {
+                echoed.complete(count);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            echoed.completeExceptionally(new IllegalStateException("closed after " + count + " echoed bytes"));
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            echoed.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+}
