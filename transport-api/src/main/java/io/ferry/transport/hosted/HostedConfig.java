@@ -25,6 +25,7 @@ public final class HostedConfig extends DefaultChannelConfig implements SocketCh
 
     HostedConfig(HostedSocketChannel channel, SocketChannelConfig carried) {
         super(channel);
+        setMessageSizeEstimator(io.ferry.transport.FerryChannels.FILE_REGIONS_COUNTED); // a queued file region holds writability as a buffer does
         this.carried = carried;
     }
 

@@ -43,6 +43,7 @@ public class StreamChannelConfig extends DefaultChannelConfig implements SocketC
     public StreamChannelConfig(Channel channel, IntSupplier receiveBufferSize, IntSupplier sendBufferSize,
                                Runnable autoReadCleared) {
         super(channel);
+        setMessageSizeEstimator(io.ferry.transport.FerryChannels.FILE_REGIONS_COUNTED); // a queued file region holds writability as a buffer does
         this.receiveBufferSize = receiveBufferSize;
         this.sendBufferSize = sendBufferSize;
         this.autoReadCleared = autoReadCleared;

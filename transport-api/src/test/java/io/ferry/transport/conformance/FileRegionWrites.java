@@ -65,6 +65,43 @@ interface FileRegionWrites extends ConformanceEndpoints {
         });
     }
 
+    /**
+     * A queued file region holds the channel's writability as a buffer of its size would, with no estimator
+     * set (engines never set one; Netty's default counts a region as nothing), so a writer that waits for
+     * writability does not queue file after file without bound.
+     */
+    @Test
+    @Timeout(120)
+    default void aQueuedFileRegionMakesTheChannelUnwritableUntilItIsSent() throws Exception {
+        byte[] content = new byte[8 * 1024 * 1024];
+        new SplittableRandom(48).nextBytes(content);
+        withFile(content, file -> {
+            ByteCollector collector = new ByteCollector(content.length);
+            Channel server = listenForTest(ch -> ch.pipeline().addLast(collector));
+            Channel client = connectForTest(server, ch -> { });
+            try {
+                java.util.concurrent.CompletableFuture<Boolean> writableAfterWrite = new java.util.concurrent.CompletableFuture<>();
+                java.util.concurrent.CompletableFuture<ChannelFuture> written = new java.util.concurrent.CompletableFuture<>();
+                client.eventLoop().execute(() -> {
+                    ChannelFuture w = client.write(new DefaultFileRegion(file.toFile(), 0, content.length));
+                    writableAfterWrite.complete(client.isWritable());
+                    client.flush();
+                    written.complete(w);
+                });
+                assertTrue(!TransportConformanceTest.await(writableAfterWrite, "the write"), "an 8 MiB region queued makes the channel unwritable");
+                assertArrayEquals(content, TransportConformanceTest.await(collector.done(), "the file's bytes"));
+                ChannelFuture w = TransportConformanceTest.await(written, "the write");
+                assertTrue(w.await(30, TimeUnit.SECONDS) && w.isSuccess(), () -> "the write failed: " + w.cause());
+                java.util.concurrent.CompletableFuture<Boolean> writableAfterSend = new java.util.concurrent.CompletableFuture<>();
+                client.eventLoop().execute(() -> writableAfterSend.complete(client.isWritable()));
+                assertTrue(TransportConformanceTest.await(writableAfterSend, "writability"), "writable again once the region was sent");
+            } finally {
+                client.close().sync();
+                server.close().sync();
+            }
+        });
+    }
+
     @Test
     @Timeout(120)
     default void partsOfAFileBetweenBuffersKeepTheirOrder() throws Exception {

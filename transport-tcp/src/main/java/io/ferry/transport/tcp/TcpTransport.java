@@ -239,6 +239,7 @@ public final class TcpTransport implements Transport {
     private void adopt(Channel ch, int maxRead) {
         ch.attr(FerryChannels.TRANSPORT).set(this);
         ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(MIN_READ, INITIAL_READ, maxRead));
+        ch.config().setMessageSizeEstimator(FerryChannels.FILE_REGIONS_COUNTED); // a queued file region holds writability
         ch.pipeline().addLast(ByteCountingHandler.NAME, new ByteCountingHandler());
         ch.pipeline().addLast(TcpLingeringClose.NAME, new TcpLingeringClose());
         channels.add(ch);

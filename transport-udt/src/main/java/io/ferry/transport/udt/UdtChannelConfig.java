@@ -46,6 +46,7 @@ public final class UdtChannelConfig extends DefaultChannelConfig implements Sock
 
     UdtChannelConfig(Channel channel, SocketUDT socket, UdtSettings settings) {
         super(channel);
+        setMessageSizeEstimator(io.ferry.transport.FerryChannels.FILE_REGIONS_COUNTED); // a queued file region holds writability as a buffer does
         this.socket = socket;
         this.settings = settings;
         this.linger = settings.linger;
