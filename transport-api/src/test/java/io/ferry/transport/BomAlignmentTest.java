@@ -24,6 +24,18 @@ class BomAlignmentTest {
         assertEquals(tag(parent, "micrometer.version"), tag(bom, "micrometer.version"), "Micrometer's version");
     }
 
+    @Test
+    void theEnginesBomNamesTheVersionsTheEngineModulesAreBuiltWith() throws IOException {
+        String parent = Files.readString(ROOT.resolve("pom.xml"));
+        String engines = Files.readString(ROOT.resolve("ferry-engines-bom/pom.xml"));
+        String flight = Files.readString(ROOT.resolve("ferry-flight/pom.xml"));
+        assertEquals(tag(parent, "version"), tag(engines, "ferry.version"), "Ferry's version");
+        assertEquals(tag(parent, "grpc.version"), tag(engines, "grpc.version"), "gRPC's version");
+        assertEquals(tag(parent, "vertx.version"), tag(engines, "vertx.version"), "Vert.x's version");
+        assertEquals(tag(parent, "reactor.version"), tag(engines, "reactor.version"), "Reactor's version");
+        assertEquals(tag(flight, "arrow.version"), tag(engines, "arrow.version"), "Arrow's version");
+    }
+
     /** The first element {@code <name>...</name>} after the project's own coordinates. */
     private static String tag(String pom, String name) {
         String body = pom.substring(pom.indexOf("<artifactId>"));
