@@ -38,7 +38,12 @@ public final class FerryFlight {
     private FerryFlight() {
     }
 
-    /** A Flight server builder listening on a Ferry URI such as {@code utp://0.0.0.0:9400} (port 0: any free port). */
+    /**
+     * A Flight server builder listening on a Ferry URI such as {@code utp://0.0.0.0:9400} (port 0: any free port).
+     *
+     * @throws IllegalStateException if Arrow's memory cannot work in this JVM (it needs
+     *                               {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on JDK 17 and later)
+     */
     public static FlightServer.Builder serverBuilder(Transports ferry, String uri, BufferAllocator allocator,
                                                      FlightProducer producer) {
         return serverBuilder(ferry, uri, allocator, producer, ChannelOptions.empty());
@@ -50,6 +55,7 @@ public final class FerryFlight {
      */
     public static FlightServer.Builder serverBuilder(Transports ferry, String uri, BufferAllocator allocator,
                                                      FlightProducer producer, ChannelOptions options) {
+        ArrowMemoryAccess.require();
         TransportUri local = TransportUri.parse(uri, true);
         ferry.bootstrapping(local.scheme(), local.withStreams(options)); // a wrong scheme or option fails here, not at build()
         Consumer<NettyServerBuilder> onFerry = builder -> FerryGrpc.onTransport(builder, ferry, uri, options);
@@ -64,6 +70,7 @@ public final class FerryFlight {
 
     /** As {@link #client(Transports, String, BufferAllocator)}, with transport options for its connections. */
     public static FlightClient client(Transports ferry, String uri, BufferAllocator allocator, ChannelOptions options) {
+        ArrowMemoryAccess.require();
         return FlightGrpcUtils.createFlightClient(allocator, FerryGrpc.channelBuilder(ferry, uri, options)
                 .usePlaintext()
                 .maxInboundMessageSize(Integer.MAX_VALUE) // as FlightClient.Builder: record batches are large

@@ -46,7 +46,7 @@ class FerryFlightTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "utp", "udt", "tcp?streams=4", "utp?streams=2"})
+    @ValueSource(strings = {"tcp", "utp", "udt", "quic", "tcp?streams=4", "utp?streams=2"})
     void batchesPutComeBackFromGet(String scheme) throws Exception {
         try (BufferAllocator allocator = new RootAllocator(); RecordStore store = new RecordStore(allocator.newChildAllocator("store", 0, Long.MAX_VALUE))) {
             FlightServer server = FerryFlight.serverBuilder(FERRY, uri(scheme, 0), allocator, store).build().start();

@@ -65,7 +65,7 @@ class FerryVertxTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "utp", "udt", "tcp?streams=4", "utp?streams=2"})
+    @ValueSource(strings = {"tcp", "utp", "udt", "quic", "tcp?streams=4", "utp?streams=2"})
     void anHttpServerAndClientExchangeBodiesAndAFile(String spec) throws Exception {
         Path file = Files.write(dir.resolve("file-" + spec.replace('?', '_') + ".bin"), Arrays.copyOf(payload, 2 << 20));
         Vertx server = vertx(spec);
@@ -106,7 +106,7 @@ class FerryVertxTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "utp", "udt", "tcp?streams=4", "utp?streams=2"})
+    @ValueSource(strings = {"tcp", "utp", "udt", "quic", "tcp?streams=4", "utp?streams=2"})
     void aNetServerEchoesWhatANetClientWrites(String spec) throws Exception {
         Vertx server = vertx(spec);
         Vertx client = vertx(spec);
