@@ -29,4 +29,7 @@ interface ConformanceEndpoints {
 
     /** The options every connection of the suite uses. */
     ChannelOptions optionsForTest();
+
+    /** Bytes a bulk transfer of the suite moves (less for a transport far slower on loopback than the others). */
+    int bulkBytesForTest();
 }

@@ -208,6 +208,11 @@ public abstract class TransportConformanceTest implements ApplicationThreadWrite
         return baseOptions();
     }
 
+    @Override
+    public int bulkBytesForTest() {
+        return bulkBytes();
+    }
+
     protected static int port(Channel server) {
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
