@@ -1,8 +1,5 @@
 package io.ferry.transport.striped;
 
-import io.ferry.transport.spi.EndOfStreamGate;
-import io.ferry.transport.spi.GracefulClose;
-
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.TransportStatistics;
@@ -77,9 +74,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
     private boolean peerNotStriped;
 
     // closing (striped event loop)
-    private GracefulClose closing;
-    /** When the members' closes may start, behind everything written before the close (made with {@link #closing}). */
-    private EndOfStreamGate end;
+    private StripedLinger closing;
     private final List<UndeliveredDataException> memberLosses = Collections.synchronizedList(new ArrayList<>());
 
     StripedChannel(Channel parent, StripedTransport transport, int count, Duration linger) {
@@ -294,7 +289,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws Exception {
-        if (closing != null && end.isSent()) {
+        if (closing != null && closing.endSent()) {
             throw new ClosedChannelException(); // past the end of stream the close sent
         }
         if (outputShutdown) {
@@ -316,7 +311,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         }
         writer.push(members, in, false, carriesFileRegions());
         if (closing != null) {
-            drainThenCloseMembers(); // a write during a graceful close may have been its last
+            closing.progress(); // a write during a graceful close may have been its last
         }
     }
 
@@ -371,10 +366,10 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
      */
     void onMemberWritable() {
         loop.execute(() -> {
-            if (isActive() && (closing == null || !end.isSent())) {
+            if (isActive() && (closing == null || !closing.endSent())) {
                 ((StripedUnsafe) unsafe()).resumeWrites();
                 if (closing != null) {
-                    drainThenCloseMembers();
+                    closing.progress();
                 }
             }
         });
@@ -382,8 +377,8 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
     /** A member failed or closed underneath: the stream is broken, and so is this channel. */
     void fail(StripeMember m, Throwable cause) {
-        if (closing != null && open && !end.isSent()) {
-            closeMembers(); // a close still handing over: the members' closes now tell what was lost
+        if (closing != null && open) {
+            closing.cutShort(); // a close still handing over: the members' closes now tell what was lost
         }
         if (!open || failed || closing != null) {
             return;
@@ -498,51 +493,39 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         ChannelPromise promise = newPromise();
         onLoop(() -> {
             StripeGroup.abort(members);
-            if (closing != null && !end.isSent()) {
-                closeMembers(); // a close still handing over ends now, its members' closes naming what was lost
+            if (closing != null) {
+                closing.cutShort(); // a close still handing over ends now, its members' closes naming what was lost
             }
-            if (closing == null || !closing.join(promise)) {
+            if (closing == null || !closing.waiting.join(promise)) {
                 unsafe().close(promise);
             }
         });
         return promise;
     }
 
-    /**
-     * A graceful close: what is queued goes to the members as they take it, and so does what a handler writes
-     * meanwhile as earlier parts leave ({@link EndOfStreamGate}); once nothing is left the members close, each
-     * lingering for its acknowledgements. Members too slow to take it all within the linger are handed the
-     * rest at once, and their closes tell what they could not deliver.
-     */
     private void startClosing(ChannelPromise promise) {
-        closing = new GracefulClose(promise);
-        end = new EndOfStreamGate(this);
+        closing = new StripedLinger(this, promise);
+        closing.start(linger);
+    }
+
+    /** Whether {@code l} is still this channel's close in progress, handing over. */
+    boolean isLingering(StripedLinger l) {
+        return closing == l && open;
+    }
+
+    /** Flushes what was written for a graceful close and writes what the members take; false if nothing can be written. */
+    boolean flushForClose() {
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in == null || outputShutdown) {
-            closeMembers();
-            return;
+            return false;
         }
         in.addFlush();
         ((StripedUnsafe) unsafe()).resumeWrites();
-        GracefulClose started = closing;
-        loop.schedule(() -> {
-            if (closing == started && !end.isSent()) {
-                closeMembers();
-            }
-        }, linger.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-        drainThenCloseMembers();
+        return true;
     }
 
-    /** Closes the members once the gate finds nothing left to hand them. */
-    private void drainThenCloseMembers() {
-        if (!end.isSent() && open && end.mayEnd(this::drainThenCloseMembers)) {
-            closeMembers();
-        }
-    }
-
-    /** Hands the members whatever is still queued and closes them, ending the stream. */
-    private void closeMembers() {
-        end.markSent();
+    /** Hands the members whatever is still queued and closes them, ending the stream (the close's {@link StripedLinger} decides when). */
+    void closeMembers() {
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in != null && !outputShutdown) {
             in.addFlush();
@@ -556,7 +539,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         Throwable failure = StripedClose.outcome(memberCloses, members, framed, writer.sendOffset(), remoteAddress(), losses);
         memberLosses.addAll(losses);
         transport.closed(this);
-        ((StripedUnsafe) unsafe()).closeNow(closing.end(this, failure));
+        ((StripedUnsafe) unsafe()).closeNow(closing.waiting.end(this, failure));
     }
 
     @Override
@@ -584,7 +567,7 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
 
         @Override
         public void close(ChannelPromise promise) {
-            if (closing != null && closing.join(promise)) {
+            if (closing != null && closing.waiting.join(promise)) {
                 return;
             }
             if (closing == null && open && active && !failed) {
