@@ -24,18 +24,59 @@ import java.util.List;
 public final class QuicServerChannel extends AbstractHostingServerChannel<QuicSocketChannel> {
 
     private final QuicTransport transport;
-    private final QuicSettings settings;
-    private final ListenerConfig config = new ListenerConfig(this);
+    /** The settings of the listener and its connections: made anew when a bootstrap sets an option before the bind. */
+    private volatile QuicSettings settings;
+    private final ListenerConfig config = new ListenerConfig(this) {
+        @Override
+        public <T> boolean setOption(io.netty.channel.ChannelOption<T> option, T value) {
+            if (super.setOption(option, value)) {
+                return true;
+            }
+            if (!QuicSettings.PROTOCOL_OPTIONS.contains(option)) {
+                return false; // a connection's own options (half-closure, water marks, ...) are the children's: childOption
+            }
+            validate(option, value);
+            setQuicOption(option, value);
+            return true;
+        }
+
+        @Override
+        public <T> T getOption(io.netty.channel.ChannelOption<T> option) {
+            if (QuicSettings.PROTOCOL_OPTIONS.contains(option)) {
+                return pending.get(option).orElse(null);
+            }
+            return super.getOption(option);
+        }
+    };
+    /** The options the listener was made with and those a bootstrap's {@code option(...)} calls set before the bind. */
+    private volatile io.ferry.transport.ChannelOptions pending;
     /** QUIC connections on the sockets (from every socket's loop). */
     private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
     /** The sockets bound beside the first on the transport's other loops (SO_REUSEPORT); set once on this loop. */
     private volatile List<Channel> spread = List.of();
 
-    QuicServerChannel(QuicTransport transport, QuicSettings settings) {
+    QuicServerChannel(QuicTransport transport, io.ferry.transport.ChannelOptions options, QuicSettings settings) {
         super(child -> child.abort());
         this.transport = transport;
+        this.pending = options;
         this.settings = settings;
         attr(FerryChannels.TRANSPORT).set(transport);
+    }
+
+    /**
+     * A QUIC option set through {@code ServerBootstrap.option(...)} (its TLS, idle timeout, ...), as
+     * {@code Transports.listen}'s options set it.
+     *
+     * @throws IllegalStateException once the listener is bound (its sockets run with the settings they started with)
+     * @throws io.ferry.transport.UnsupportedOptionException for a value QUIC cannot honour
+     */
+    private <T> void setQuicOption(io.netty.channel.ChannelOption<T> option, T value) {
+        if (inner() != null) {
+            throw new IllegalStateException("QUIC option " + option.name() + " is set before the listener is bound");
+        }
+        io.ferry.transport.ChannelOptions next = pending.toBuilder().set(option, value).build();
+        settings = QuicSettings.of(next);
+        pending = next;
     }
 
     @Override

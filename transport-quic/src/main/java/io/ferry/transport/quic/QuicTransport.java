@@ -218,7 +218,7 @@ public final class QuicTransport implements Transport {
     @Override
     public ChannelFuture listen(InetSocketAddress local, ChannelHandler childHandler, ChannelOptions options) {
         QuicSettings settings = QuicSettings.of(options);
-        QuicServerChannel server = newListener(settings);
+        QuicServerChannel server = newListener(options, settings);
         // the user's handler is added inside an initializer: one that cannot be added (not @Sharable, say) closes
         // that connection only, where ServerBootstrap's own acceptor would leave it unregistered and open
         return new ServerBootstrap().group(group, group).channelFactory(() -> server).childHandler(new ChannelInitializer<>() {
@@ -229,8 +229,8 @@ public final class QuicTransport implements Transport {
         }).bind(local);
     }
 
-    private QuicServerChannel newListener(QuicSettings settings) {
-        QuicServerChannel server = new QuicServerChannel(this, settings);
+    private QuicServerChannel newListener(ChannelOptions options, QuicSettings settings) {
+        QuicServerChannel server = new QuicServerChannel(this, options, settings);
         track(server);
         return server;
     }
@@ -310,7 +310,7 @@ public final class QuicTransport implements Transport {
     public Bootstrapping bootstrapping(ChannelOptions options) {
         QuicSettings settings = QuicSettings.of(options);
         ChannelFactory<QuicSocketChannel> clients = () -> newClient(settings);
-        ChannelFactory<QuicServerChannel> listeners = () -> newListener(settings);
+        ChannelFactory<QuicServerChannel> listeners = () -> newListener(options, settings);
         return new Bootstrapping(group, clients, listeners);
     }
 

@@ -90,11 +90,12 @@ public final class StripedTransport implements Transport {
     }
 
     /**
-     * Whether {@code option}, set on a bootstrap's striped listener, belongs to the listener of the members
-     * (an option of the underlying transport's, such as uTP's admission limits).
+     * Whether {@code option}, set on a bootstrap's striped listener, belongs to the listener of the members: an
+     * option of Ferry's or of the underlying transport's own (uTP's admission limits, QUIC's TLS), not one of
+     * Netty's channel options, which a bootstrap gives the children with {@code childOption}.
      */
     boolean isMemberListenerOption(ChannelOption<?> option) {
-        return !OWN.contains(option) && underlying.supportedOptions().contains(option);
+        return option.getClass() != ChannelOption.class && !OWN.contains(option) && underlying.supportedOptions().contains(option);
     }
 
     /**
