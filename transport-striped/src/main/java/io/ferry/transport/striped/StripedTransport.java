@@ -89,11 +89,7 @@ public final class StripedTransport implements Transport {
         return Collections.unmodifiableSet(all);
     }
 
-    /**
-     * Whether {@code option}, set on a bootstrap's striped listener, belongs to the listener of the members: an
-     * option of Ferry's or of the underlying transport's own (uTP's admission limits, QUIC's TLS), not one of
-     * Netty's channel options, which a bootstrap gives the children with {@code childOption}.
-     */
+    /** Whether {@code option} on a bootstrap's striped listener is for the members' listener (a transport's own, not Netty's). */
     boolean isMemberListenerOption(ChannelOption<?> option) {
         return option.getClass() != ChannelOption.class && !OWN.contains(option) && underlying.supportedOptions().contains(option);
     }
