@@ -1,0 +1,642 @@
+package io.ferry.transport.udt.proto.core;
+
+import io.ferry.transport.ledbat.cc.CongestionControl;
+import io.ferry.transport.ledbat.cc.CongestionParameters;
+import io.ferry.transport.ledbat.cc.Pacer;
+import io.ferry.transport.ledbat.core.ConnectionSink;
+import io.ferry.transport.udt.proto.cc.UdtRateFeedback;
+import io.ferry.transport.udt.proto.wire.Handshake;
+import io.ferry.transport.udt.proto.wire.LossList;
+import io.ferry.transport.udt.proto.wire.SeqNumbers;
+import io.ferry.transport.udt.proto.wire.UdtPacket;
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetAddress;
+
+/**
+ * One UDT4 connection without I/O (draft-gg-udt-03; wire-compatible with UDT4 4.11): the driver hands
+ * it datagrams ({@link #onDatagram}), timer expiries ({@link #onTimer}) and application calls, each
+ * with the time, and {@link #collect collects} what it produced. It never reads a clock.
+ *
+ * <p>Three ways in: {@link #connect} (a client: request, the listener's cookie, request with the
+ * cookie, response), {@link #accept} (a listener's side once {@link UdtListener} checked the cookie)
+ * and {@link #rendezvous} (both sides request, answer -1, and the first connected confirms with -2).
+ * Once connected the {@link UdtSender} and {@link UdtReceiver} halves do the work; this class owns the
+ * phase, the round-trip estimate and every timer: ACK (SYN, 10 ms), periodic NAK, EXP (retransmission
+ * and keep-alive, UDT4's rule: {@code max(n * (RTT + 4 RTTVar) + SYN, n * 300 ms)} after the n-th
+ * silent expiry) and the pacer.
+ */
+public final class UdtConnection {
+    /** Event bit: the handshake completed. */
+    public static final int CONNECTED = 1;
+    /** Event bit: the peer shut down after its last data. */
+    public static final int END_OF_STREAM = 2;
+    /** Event bit: writability changed. */
+    public static final int WRITABILITY_CHANGED = 4;
+    /** Event bit: the connection closed. */
+    public static final int CLOSED = 8;
+
+    static final long SYN_NANOS = 10_000_000L;
+    static final long HANDSHAKE_RESEND_NANOS = 250_000_000L;
+    private static final long MIN_EXPIRY_NANOS = 300_000_000L;
+    private static final long MIN_NAK_INTERVAL_NANOS = 20_000_000L;
+
+    /** Where a connection is in its life. */
+    public enum Phase {
+        /** Handshaking. */
+        CONNECTING,
+        /** Moving data. */
+        CONNECTED,
+        /** Closed by the application; sending what is left before the shutdown. */
+        CLOSING,
+        /** Done; nothing more is sent or received. */
+        CLOSED
+    }
+
+    private enum Role { CLIENT, SERVER, RENDEZVOUS }
+
+    private final UdtConfig config;
+    private final Role role;
+    private final int socketId;
+    private final UdtOutput out = new UdtOutput();
+    private final long startNanos;
+    private Phase phase = Phase.CONNECTING;
+    private Handshake handshake;
+    private long lastHandshakeNanos;
+    private final long connectDeadlineNanos;
+    private int peerId;
+    private int payloadBytes;
+    private UdtSender sender;
+    private UdtReceiver receiver;
+    private CongestionControl cc;
+    private Pacer pacer;
+    private int rttMicros = 100_000;
+    private int rttVarMicros = 50_000;
+    private long nextAckNanos = Long.MAX_VALUE;
+    private long nextNakNanos = Long.MAX_VALUE;
+    private long lastHeardNanos;
+    private long expiryBaseNanos;
+    private long eventNanos;
+    private int expiries = 1;
+    private long sendAtNanos = Long.MAX_VALUE;
+    private long lingerDeadlineNanos = Long.MAX_VALUE;
+    private boolean writable = true;
+    private boolean endOfStream;
+    private long unacknowledgedAtShutdown;
+
+    private UdtConnection(UdtConfig config, Role role, int socketId, Handshake handshake, long nowNanos) {
+        this.config = config;
+        this.role = role;
+        this.socketId = socketId;
+        this.handshake = handshake;
+        this.startNanos = nowNanos;
+        this.lastHeardNanos = nowNanos;
+        this.expiryBaseNanos = nowNanos;
+        this.eventNanos = nowNanos;
+        this.connectDeadlineNanos = nowNanos + config.connectTimeoutNanos();
+    }
+
+    /**
+     * Starts a client's handshake towards a listener; the first request is ready to collect.
+     *
+     * @param socketId    this side's socket id (non-zero)
+     * @param initialSeq  the initial sequence number, random in [0, 2^31)
+     * @param peerAddress the listener's address, which the handshake carries
+     */
+    public static UdtConnection connect(UdtConfig config, int socketId, int initialSeq, InetAddress peerAddress, long nowNanos) {
+        Handshake request = new Handshake(Handshake.VERSION, socketType(config), initialSeq & SeqNumbers.MAX, config.mss(),
+                config.announcedFlowWindow(), Handshake.REQUEST, socketId, 0, peerAddress);
+        UdtConnection c = new UdtConnection(config, Role.CLIENT, socketId, request, nowNanos);
+        c.sendHandshake(0, nowNanos);
+        return c;
+    }
+
+    /** Starts a rendezvous with a peer that does the same towards this side's address. */
+    public static UdtConnection rendezvous(UdtConfig config, int socketId, int initialSeq, InetAddress peerAddress, long nowNanos) {
+        Handshake request = new Handshake(Handshake.VERSION, socketType(config), initialSeq & SeqNumbers.MAX, config.mss(),
+                config.announcedFlowWindow(), Handshake.RENDEZVOUS, socketId, 0, peerAddress);
+        UdtConnection c = new UdtConnection(config, Role.RENDEZVOUS, socketId, request, nowNanos);
+        c.sendHandshake(0, nowNanos);
+        return c;
+    }
+
+    /**
+     * Accepts a client's request that carried a valid cookie: the connection is connected and its
+     * response is ready to collect. Both directions start at the client's initial sequence number.
+     *
+     * @param request     the client's handshake
+     * @param peerAddress the client's address, which the response carries
+     */
+    public static UdtConnection accept(UdtConfig config, int socketId, Handshake request, InetAddress peerAddress, long nowNanos) {
+        int mss = Math.min(config.mss(), request.mss());
+        Handshake response = new Handshake(Handshake.VERSION, socketType(config), request.initialSeq(), mss,
+                config.announcedFlowWindow(), Handshake.RESPONSE, socketId, request.cookie(), peerAddress);
+        UdtConnection c = new UdtConnection(config, Role.SERVER, socketId, response, nowNanos);
+        c.established(request.socketId(), mss, request.flowWindow(), request.initialSeq(), request.initialSeq(), nowNanos);
+        c.sendHandshake(c.peerId, nowNanos);
+        return c;
+    }
+
+    private static int socketType(UdtConfig config) {
+        return config.messageMode() ? Handshake.DGRAM : Handshake.STREAM;
+    }
+
+    private void established(int peer, int mss, int peerFlowWindow, int sendIsn, int receiveIsn, long nowNanos) {
+        peerId = peer;
+        payloadBytes = config.withMss(Math.min(mss, config.mss())).payloadBytes();
+        sender = new UdtSender(config, payloadBytes, sendIsn, Math.max(2, peerFlowWindow));
+        receiver = new UdtReceiver(this, config, payloadBytes, receiveIsn);
+        cc = config.congestionControl().create(new CongestionParameters(payloadBytes, 100_000));
+        if (cc instanceof UdtRateFeedback f) {
+            f.setMaxWindowPackets(Math.min(config.flowWindowPackets(), Math.max(2, peerFlowWindow)));
+        }
+        pacer = new Pacer(2 * payloadBytes);
+        phase = Phase.CONNECTED;
+        lastHeardNanos = nowNanos;
+        expiryBaseNanos = nowNanos;
+        out.event(CONNECTED);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Input
+
+    /** A datagram from the peer; the caller keeps ownership. */
+    public void onDatagram(ByteBuf packet, long nowNanos) {
+        if (phase == Phase.CLOSED || packet.readableBytes() < UdtPacket.HEADER_BYTES) {
+            return;
+        }
+        eventNanos = nowNanos;
+        lastHeardNanos = nowNanos;
+        expiryBaseNanos = nowNanos;
+        expiries = 1;
+        if (!UdtPacket.isControl(packet)) {
+            if (receiver != null) {
+                receiver.onData(packet, nowNanos);
+            }
+        } else {
+            onControl(packet, nowNanos);
+        }
+        afterEvent(nowNanos);
+    }
+
+    private void onControl(ByteBuf p, long nowNanos) {
+        int type = UdtPacket.controlType(p);
+        if (type == UdtPacket.HANDSHAKE) {
+            onHandshake(p, nowNanos);
+            return;
+        }
+        if (phase == Phase.CONNECTING) {
+            return;
+        }
+        switch (type) {
+            case UdtPacket.ACK -> onAck(p, nowNanos);
+            case UdtPacket.NAK -> onNak(p, nowNanos);
+            case UdtPacket.ACK2 -> {
+                long rtt = receiver.onAck2(UdtPacket.secondWord(p), nowNanos);
+                if (rtt > 0) {
+                    rttVarMicros = (int) ((rttVarMicros * 3L + Math.abs(rtt - rttMicros)) >> 2);
+                    rttMicros = (int) Math.min(Integer.MAX_VALUE, (rttMicros * 7L + rtt) >> 3);
+                }
+            }
+            case UdtPacket.DROP_REQUEST -> receiver.onDrop(p);
+            case UdtPacket.SHUTDOWN -> onShutdown();
+            case UdtPacket.ERROR_SIGNAL -> fail(new UdtException("the peer signalled error " + UdtPacket.secondWord(p)));
+            default -> {
+                // keep-alive, congestion warning, user-defined: the arrival already counted
+            }
+        }
+    }
+
+    private void onHandshake(ByteBuf p, long nowNanos) {
+        if (UdtPacket.bodyLength(p) < Handshake.BYTES) {
+            return;
+        }
+        Handshake hs = Handshake.read(p, p.readerIndex() + UdtPacket.HEADER_BYTES, config.ipv6());
+        if (phase != Phase.CONNECTING) {
+            boolean answer = role == Role.SERVER ? hs.requestType() == Handshake.REQUEST || hs.requestType() == Handshake.RESPONSE
+                    : role == Role.RENDEZVOUS ? hs.requestType() != Handshake.RENDEZVOUS_CONFIRM : hs.requestType() > 0;
+            if (answer && phase == Phase.CONNECTED) {
+                sendHandshake(peerId, nowNanos);
+            }
+            return;
+        }
+        if (hs.requestType() == Handshake.REFUSED) {
+            fail(new UdtException("the UDT peer refused the connection (version or socket type differ, or it is not accepting)"));
+            return;
+        }
+        if (role == Role.CLIENT) {
+            if (hs.requestType() == Handshake.REQUEST) {
+                handshake = handshake.with(Handshake.RESPONSE, hs.cookie());
+                sendHandshake(0, nowNanos);
+            } else if (hs.requestType() == Handshake.RESPONSE && UdtPacket.destination(p) == socketId) {
+                established(hs.socketId(), hs.mss(), hs.flowWindow(), handshake.initialSeq(), hs.initialSeq(), nowNanos);
+            }
+            return;
+        }
+        // a connected UDT4 peer's repeated answer carries no version or socket type
+        if (hs.requestType() == Handshake.REQUEST || (hs.socketType() != 0 && hs.socketType() != handshake.socketType())) {
+            return;
+        }
+        peerId = hs.socketId();
+        if (handshake.requestType() == Handshake.RENDEZVOUS || hs.requestType() == Handshake.RENDEZVOUS) {
+            handshake = handshake.with(Handshake.RESPONSE, 0);
+            sendHandshake(peerId, nowNanos);
+            return;
+        }
+        established(hs.socketId(), hs.mss(), hs.flowWindow(), handshake.initialSeq(), hs.initialSeq(), nowNanos);
+        handshake = handshake.with(Handshake.RENDEZVOUS_CONFIRM, 0);
+        sendHandshake(peerId, nowNanos);
+    }
+
+    private void onAck(ByteBuf p, long nowNanos) {
+        int body = UdtPacket.bodyLength(p);
+        if (body < 4) {
+            return;
+        }
+        long ack = SeqNumbers.widen(UdtPacket.bodyWord(p, 0), sender.lastAck());
+        if (ack > sender.next() || ack < sender.lastAck() - (1L << 29)) {
+            return;
+        }
+        if (body < 16) {
+            int before = (int) (ack - sender.lastAck());
+            if (before > 0) {
+                sender.flowWindow(sender.flowWindow() - before);
+                onAcked(sender.onAck(ack), -1, nowNanos);
+            }
+            return;
+        }
+        int ackNumber = UdtPacket.secondWord(p);
+        ByteBuf ack2 = control(UdtPacket.ACK2, ackNumber, 4);
+        ack2.writeInt(0);
+        transmit(ack2);
+        if (ack >= sender.lastAck()) {
+            sender.flowWindow(UdtPacket.bodyWord(p, 3));
+        }
+        int rtt = UdtPacket.bodyWord(p, 1);
+        if (rtt > 0) {
+            rttVarMicros = (int) ((rttVarMicros * 3L + Math.abs((long) rtt - rttMicros)) >> 2);
+            rttMicros = (int) ((rttMicros * 7L + rtt) >> 3);
+        }
+        if (body >= 24 && cc instanceof UdtRateFeedback f) {
+            f.onPeerRates(UdtPacket.bodyWord(p, 4), UdtPacket.bodyWord(p, 5));
+        }
+        cc.onDelaySample(rtt, nowNanos);
+        onAcked(ack > sender.lastAck() ? sender.onAck(ack) : 0, rtt > 0 ? rtt * 1000L : -1, nowNanos);
+    }
+
+    private void onAcked(long bytes, long rttSampleNanos, long nowNanos) {
+        cc.onAck(bytes, sender.unackedBytes() + bytes, rttSampleNanos, nowNanos);
+    }
+
+    private void onNak(ByteBuf p, long nowNanos) {
+        long[] lowest = {Long.MAX_VALUE};
+        long near = sender.lastAck();
+        boolean ok = LossList.read(p, p.readerIndex() + UdtPacket.HEADER_BYTES, UdtPacket.bodyLength(p) / 4, (first, last) -> {
+            long f = SeqNumbers.widen(first, near);
+            long l = SeqNumbers.widen(last, f);
+            if (sender.onLoss(f, l) > 0 || f >= near) {
+                lowest[0] = Math.min(lowest[0], f);
+            }
+        });
+        if (!ok || lowest[0] == Long.MAX_VALUE) {
+            return;
+        }
+        if (cc instanceof UdtRateFeedback f) {
+            f.onLossReport(lowest[0], sender.next() - 1);
+        } else {
+            cc.onLoss(nowNanos, rttMicros * 1000L);
+        }
+    }
+
+    /**
+     * The peer closed. UDT4 closes as soon as its application does, often before its last ACK of our
+     * data left, so what is unacknowledged here is not known to be lost: the close is a normal end,
+     * and {@link #unacknowledgedAtShutdown} says how much the peer never confirmed.
+     */
+    private void onShutdown() {
+        unacknowledgedAtShutdown = sender.bufferedBytes();
+        endOfStream = true;
+        out.event(END_OF_STREAM);
+        finish(null);
+    }
+
+    /** Bytes of ours the peer had not acknowledged when its shutdown arrived (0 if it did not shut down). */
+    public long unacknowledgedAtShutdown() {
+        return unacknowledgedAtShutdown;
+    }
+
+    /** A timer the driver armed for {@link #nextDeadlineNanos} expired (early or late calls are harmless). */
+    public void onTimer(long nowNanos) {
+        eventNanos = nowNanos;
+        if (phase == Phase.CONNECTING) {
+            if (nowNanos >= connectDeadlineNanos) {
+                fail(new UdtException("no UDT answer from the peer within " + config.connectTimeoutNanos() / 1_000_000 + " ms"));
+            } else if (nowNanos - lastHandshakeNanos >= HANDSHAKE_RESEND_NANOS) {
+                sendHandshake(role == Role.CLIENT ? 0 : peerId, nowNanos);
+            }
+            return;
+        }
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        if (nowNanos >= nextAckNanos) {
+            receiver.onAckTimer(nowNanos, rttMicros, rttVarMicros);
+            nextAckNanos = Long.MAX_VALUE;
+        }
+        if (nowNanos >= nextNakNanos) {
+            receiver.onNakTimer(nowNanos, Math.max(SYN_NANOS, rttMicros * 1000L));
+            nextNakNanos = Long.MAX_VALUE;
+        }
+        if (nowNanos >= expiryDeadline()) {
+            onExpiry(nowNanos);
+        }
+        afterEvent(nowNanos);
+    }
+
+    private long expiryDeadline() {
+        long interval = Math.max(expiries * (rttMicros + 4L * rttVarMicros) * 1000L + SYN_NANOS, expiries * MIN_EXPIRY_NANOS);
+        return expiryBaseNanos + interval;
+    }
+
+    private void onExpiry(long nowNanos) {
+        if (nowNanos - lastHeardNanos >= config.peerTimeoutNanos() && expiries > 4) {
+            fail(new UdtException("the UDT peer went silent: nothing heard for " + (nowNanos - lastHeardNanos) / 1_000_000 + " ms"));
+            return;
+        }
+        if (sender.hasUnacked() || sender.pendingBytes() > 0) {
+            sender.onExpiry();
+            cc.onTimeout(nowNanos);
+        } else {
+            ByteBuf keepAlive = control(UdtPacket.KEEP_ALIVE, 0, 4);
+            keepAlive.writeInt(0);
+            transmit(keepAlive);
+        }
+        expiries++;
+        expiryBaseNanos = nowNanos;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Application calls
+
+    /** Queues data (in message mode, one message); ownership passes. Call {@link #flush} to send. */
+    public void write(ByteBuf data) {
+        if (phase != Phase.CONNECTED || sender == null) {
+            data.release();
+            return;
+        }
+        sender.write(data);
+        updateWritability();
+    }
+
+    /** Sends what the window and the pacer allow now. */
+    public void flush(long nowNanos) {
+        eventNanos = nowNanos;
+        afterEvent(nowNanos);
+    }
+
+    /** The application consumed {@code bytes} delivered bytes: they no longer count against the receive buffer. */
+    public void consumed(long bytes, long nowNanos) {
+        if (receiver != null) {
+            eventNanos = nowNanos;
+            receiver.consumed(bytes);
+            afterEvent(nowNanos);
+        }
+    }
+
+    /**
+     * Closes gracefully: what is written is still sent and acknowledged, then a shutdown goes, as
+     * UDT4's linger; after {@code lingerNanos} the shutdown goes regardless.
+     */
+    public void close(long lingerNanos, long nowNanos) {
+        if (phase == Phase.CONNECTING) {
+            finish(null);
+        } else if (phase == Phase.CONNECTED) {
+            eventNanos = nowNanos;
+            phase = Phase.CLOSING;
+            lingerDeadlineNanos = nowNanos + Math.max(0, lingerNanos);
+            afterEvent(nowNanos);
+        }
+    }
+
+    /** Sends the shutdown now and closes, dropping what is unsent. */
+    public void abort(long nowNanos) {
+        eventNanos = nowNanos;
+        if (phase == Phase.CONNECTED || phase == Phase.CLOSING) {
+            sendShutdown();
+        }
+        finish(null);
+    }
+
+    private void afterEvent(long nowNanos) {
+        if (phase != Phase.CONNECTED && phase != Phase.CLOSING) {
+            return;
+        }
+        trySend(nowNanos);
+        if (phase == Phase.CLOSING && (sender.isDrained() || nowNanos >= lingerDeadlineNanos)) {
+            long unsent = sender.bufferedBytes();
+            sendShutdown();
+            finish(unsent > 0 ? new UdtException("linger expired with " + unsent + " bytes unacknowledged") : null);
+            return;
+        }
+        if (receiver.wantsAckTimer() && nextAckNanos == Long.MAX_VALUE) {
+            nextAckNanos = nowNanos + SYN_NANOS;
+        }
+        if (receiver.hasLoss() && nextNakNanos == Long.MAX_VALUE) {
+            nextNakNanos = nowNanos + Math.max(MIN_NAK_INTERVAL_NANOS, (rttMicros + 4L * rttVarMicros) * 1000L);
+        }
+        updateWritability();
+    }
+
+    private void trySend(long nowNanos) {
+        sendAtNanos = Long.MAX_VALUE;
+        long window = Math.max(2, cc.cwndBytes() / payloadBytes);
+        long rate = cc.pacingRateBytesPerSecond(rttMicros * 1000L);
+        boolean pairSecond = false;
+        for (long seq; (seq = sender.peekNext((int) Math.min(Integer.MAX_VALUE, window))) >= 0; ) {
+            if (!pairSecond && !pacer.canSend(nowNanos, rate)) {
+                sendAtNanos = pacer.nextSendTimeNanos(nowNanos, rate);
+                return;
+            }
+            long inflight = sender.unackedBytes();
+            UdtSender.Block b = sender.take(seq);
+            int len = b.payload.readableBytes();
+            ByteBuf packet = config.allocator().buffer(UdtPacket.HEADER_BYTES + len);
+            UdtPacket.writeDataHeader(packet, seq, b.messageWord, timestamp(nowNanos), peerId);
+            packet.writeBytes(b.payload, b.payload.readerIndex(), len);
+            out.send(packet);
+            pacer.onSent(packet.readableBytes(), nowNanos, rate);
+            cc.onPacketSent(len, b.resent, inflight, nowNanos);
+            pairSecond = !b.resent && (SeqNumbers.wire(seq) & 0xF) == 0;
+        }
+    }
+
+    private void updateWritability() {
+        if (sender == null) {
+            return;
+        }
+        boolean now = phase == Phase.CONNECTED && sender.bufferedBytes() < (long) config.sendBufferPackets() * payloadBytes;
+        if (now != writable) {
+            writable = now;
+            out.event(WRITABILITY_CHANGED);
+        }
+    }
+
+    private void sendShutdown() {
+        ByteBuf p = control(UdtPacket.SHUTDOWN, 0, 4);
+        p.writeInt(0);
+        transmit(p);
+    }
+
+    private void fail(UdtException cause) {
+        if (phase == Phase.CONNECTED || phase == Phase.CLOSING) {
+            sendShutdown();
+        }
+        finish(cause);
+    }
+
+    private void finish(Throwable cause) {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        phase = Phase.CLOSED;
+        if (sender != null) {
+            sender.releaseAll();
+            receiver.releaseAll();
+        }
+        writable = false;
+        out.closed(cause);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // What the halves call
+
+    ByteBuf control(int type, int info, int bodyBytes) {
+        return UdtPacket.control(config.allocator(), type, info, timestamp(eventNanos), peerId, bodyBytes);
+    }
+
+    void transmit(ByteBuf packet) {
+        out.send(packet);
+    }
+
+    void deliver(ByteBuf payload) {
+        out.deliver(payload);
+    }
+
+    private int timestamp(long nowNanos) {
+        return (int) ((nowNanos - startNanos) / 1000);
+    }
+
+    private void sendHandshake(int destination, long nowNanos) {
+        ByteBuf p = UdtPacket.control(config.allocator(), UdtPacket.HANDSHAKE, 0, timestamp(nowNanos), destination, Handshake.BYTES);
+        handshake.writeTo(p);
+        out.send(p);
+        lastHandshakeNanos = nowNanos;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Output and queries
+
+    /** When the driver should call {@link #onTimer} next; {@link Long#MAX_VALUE} for never. */
+    public long nextDeadlineNanos() {
+        return switch (phase) {
+            case CONNECTING -> Math.min(connectDeadlineNanos, lastHandshakeNanos + HANDSHAKE_RESEND_NANOS);
+            case CLOSED -> Long.MAX_VALUE;
+            default -> Math.min(Math.min(nextAckNanos, nextNakNanos), Math.min(sendAtNanos,
+                    Math.min(expiryDeadline(), lingerDeadlineNanos)));
+        };
+    }
+
+    /**
+     * Hands everything produced so far to {@code sink}, in order: datagrams, the handshake's
+     * completion, payload, the end of the stream, a writability change and the close; again until a
+     * round finds nothing (the sink may call back in).
+     */
+    public void collect(ConnectionSink sink) {
+        boolean found;
+        do {
+            found = false;
+            for (ByteBuf p; (p = out.pollTransmit()) != null; ) {
+                sink.send(p);
+                found = true;
+            }
+            int events = out.pollEvents();
+            if ((events & CONNECTED) != 0) {
+                sink.connected();
+            }
+            for (ByteBuf d; (d = out.pollData()) != null; ) {
+                sink.data(d);
+                found = true;
+            }
+            if ((events & END_OF_STREAM) != 0) {
+                sink.endOfStream();
+            }
+            if ((events & WRITABILITY_CHANGED) != 0) {
+                sink.writabilityChanged(writable);
+            }
+            if ((events & CLOSED) != 0) {
+                sink.closed(out.closeCause());
+            }
+            found |= events != 0;
+        } while (found);
+    }
+
+    /** Releases what was produced and never collected. */
+    public void releaseUncollected() {
+        out.releaseAll();
+    }
+
+    public Phase phase() {
+        return phase;
+    }
+
+    public boolean isWritable() {
+        return writable;
+    }
+
+    public boolean isEndOfStream() {
+        return endOfStream;
+    }
+
+    /** This side's socket id. */
+    public int socketId() {
+        return socketId;
+    }
+
+    /** The peer's socket id, 0 before the handshake told it. */
+    public int peerSocketId() {
+        return peerId;
+    }
+
+    /** Payload bytes per packet once connected. */
+    public int payloadBytes() {
+        return payloadBytes;
+    }
+
+    /** The smoothed round-trip time in microseconds. */
+    public int rttMicros() {
+        return rttMicros;
+    }
+
+    /** The congestion control, once connected. */
+    public CongestionControl congestionControl() {
+        return cc;
+    }
+
+    /** Bytes written and not yet acknowledged. */
+    public long bufferedBytes() {
+        return sender == null ? 0 : sender.bufferedBytes();
+    }
+
+    /** Data packets sent for the first time, and again. */
+    public long packetsSent() {
+        return sender == null ? 0 : sender.packetsSent();
+    }
+
+    public long packetsResent() {
+        return sender == null ? 0 : sender.packetsResent();
+    }
+
+    public long packetsReceived() {
+        return receiver == null ? 0 : receiver.packetsReceived();
+    }
+}
