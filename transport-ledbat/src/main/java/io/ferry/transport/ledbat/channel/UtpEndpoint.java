@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.udp.SegmentingSender;
+
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ferry.transport.ledbat.core.UtpConnection;

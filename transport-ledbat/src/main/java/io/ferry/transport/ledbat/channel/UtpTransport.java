@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.udp.UdpIo;
+
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
@@ -44,14 +46,14 @@ public final class UtpTransport implements Transport {
     /** The transport's name and main scheme. */
     public static final String NAME = "utp";
 
-    private final UtpIo io;
+    private final UdpIo io;
     private final EventLoopGroup group;
     private final int loopCount;
     private final ChannelGroup channels = new DefaultChannelGroup("ferry-utp", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup sockets = new DefaultChannelGroup("ferry-utp-sockets", GlobalEventExecutor.INSTANCE);
     private final Set<ChannelOption<?>> supported;
 
-    public UtpTransport(UtpIo io) {
+    public UtpTransport(UdpIo io) {
         this.io = io;
         this.loopCount = Runtime.getRuntime().availableProcessors();
         this.group = new io.ferry.transport.spi.HomeLoopGroup(loopCount, new DefaultThreadFactory("ferry-utp"), io.newIoHandlerFactory());
@@ -67,7 +69,7 @@ public final class UtpTransport implements Transport {
     }
 
     /** The UDP socket implementation in use. */
-    public UtpIo io() {
+    public UdpIo io() {
         return io;
     }
 

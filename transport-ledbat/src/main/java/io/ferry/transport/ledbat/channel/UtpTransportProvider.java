@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.udp.UdpIo;
+
 import io.ferry.transport.Transport;
 import io.ferry.transport.TransportProvider;
 
@@ -8,15 +10,15 @@ import java.util.List;
 /** Registers uTP/LEDBAT under the {@code utp} scheme and its alias {@code ledbat}. */
 public final class UtpTransportProvider implements TransportProvider {
 
-    private final UtpIo io;
+    private final UdpIo io;
 
     /** The provider {@link java.util.ServiceLoader} uses: native epoll UDP where available. */
     public UtpTransportProvider() {
-        this(UtpIo.detect());
+        this(UdpIo.detect("ferry.utp"));
     }
 
     /** A provider bound to a given UDP implementation. */
-    public UtpTransportProvider(UtpIo io) {
+    public UtpTransportProvider(UdpIo io) {
         this.io = io;
     }
 

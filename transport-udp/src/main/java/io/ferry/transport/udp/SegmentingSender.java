@@ -1,4 +1,4 @@
-package io.ferry.transport.ledbat.channel;
+package io.ferry.transport.udp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -13,7 +13,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.net.InetSocketAddress;
 
 /**
- * Writes an endpoint's outgoing packets to its UDP socket, gathering consecutive packets to one peer
+ * Writes a UDP endpoint's outgoing packets to its UDP socket, gathering consecutive packets to one peer
  * into runs that leave as a single UDP GSO send ({@link SegmentedDatagramPacket}): the kernel walks its
  * UDP and IP layers once per run instead of once per packet, and on loopback (or towards a receiver with
  * {@code UDP_GRO}) the run travels as one buffer. A run is packets of one size, the last of them possibly
@@ -26,12 +26,12 @@ import java.net.InetSocketAddress;
  * turns segmentation off for this socket; its packets are lost like any others and retransmitted.
  * Single-threaded: the socket's event loop only.
  */
-final class SegmentingSender {
+public final class SegmentingSender {
 
     /** Most segments in one GSO send (the kernel's {@code UDP_MAX_SEGMENTS} is 64 on older kernels). */
-    static final int MAX_SEGMENTS = 64;
+    public static final int MAX_SEGMENTS = 64;
     /** Most payload bytes in one UDP datagram over IPv4, segmented or not. */
-    static final int MAX_GSO_PAYLOAD = 65_507;
+    public static final int MAX_GSO_PAYLOAD = 65_507;
 
     private static final InternalLogger log = InternalLoggerFactory.getInstance(SegmentingSender.class);
 
@@ -53,14 +53,14 @@ final class SegmentingSender {
      * @param segmenting whether to try GSO at all (Linux epoll with {@code UDP_SEGMENT} support)
      * @param connectedSocket whether the socket is connected (plain datagrams are then written without address)
      */
-    SegmentingSender(DatagramChannel socket, boolean connectedSocket, boolean segmenting) {
+    public SegmentingSender(DatagramChannel socket, boolean connectedSocket, boolean segmenting) {
         this.socket = socket;
         this.connectedSocket = connectedSocket;
         this.segmenting = segmenting;
     }
 
     /** Queues one packet for {@code to} (ownership passes); it is written by the next {@link #drain()} at the latest. */
-    void add(ByteBuf packet, InetSocketAddress to) {
+    public void add(ByteBuf packet, InetSocketAddress to) {
         int size = packet.readableBytes();
         if (!segmenting || size == 0 || 2 * size > MAX_GSO_PAYLOAD) {
             drain();
@@ -85,7 +85,7 @@ final class SegmentingSender {
     }
 
     /** Writes the run being gathered (without flushing the socket). */
-    void drain() {
+    public void drain() {
         if (count == 0) {
             return;
         }
@@ -109,7 +109,7 @@ final class SegmentingSender {
     }
 
     /** Releases what is gathered and not yet written (the socket is closing). */
-    void discard() {
+    public void discard() {
         for (int i = 0; i < count; i++) {
             run[i].release();
             run[i] = null;
@@ -118,22 +118,22 @@ final class SegmentingSender {
     }
 
     /** Whether runs still go out segmented on this socket. */
-    boolean isSegmenting() {
+    public boolean isSegmenting() {
         return segmenting;
     }
 
     /** GSO sends written so far. */
-    long segmentedSends() {
+    public long segmentedSends() {
         return segmentedSends;
     }
 
     /** Packets that left inside GSO sends. */
-    long segmentsSent() {
+    public long segmentsSent() {
         return segmentsSent;
     }
 
     /** Packets written as plain datagrams. */
-    long plainSends() {
+    public long plainSends() {
         return plainSends;
     }
 

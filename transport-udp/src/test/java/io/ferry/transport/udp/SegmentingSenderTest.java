@@ -1,4 +1,4 @@
-package io.ferry.transport.ledbat.channel;
+package io.ferry.transport.udp;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;

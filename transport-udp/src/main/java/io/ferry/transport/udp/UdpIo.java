@@ -1,4 +1,4 @@
-package io.ferry.transport.ledbat.channel;
+package io.ferry.transport.udp;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
@@ -13,47 +13,52 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 
 /**
- * The UDP socket implementation under uTP: Netty's native epoll datagram channel on Linux, Java NIO
- * elsewhere or when {@code -Dferry.utp.native=false}.
+ * The UDP socket implementation under Ferry's user-space transports (uTP, UDT): Netty's native epoll
+ * datagram channel on Linux, Java NIO elsewhere or when {@code -D<prefix>.native=false}
+ * ({@code ferry.utp} for uTP, {@code ferry.udt} for UDT).
  *
  * <p>With epoll a listener binds one socket per event loop with {@code SO_REUSEPORT}, so that the
  * kernel spreads its connections over the loops by the hash of their addresses and ports, as TCP's
- * accepted children are spread; {@code -Dferry.utp.reusePort=false} keeps one socket.
+ * accepted children are spread; {@code -D<prefix>.reusePort=false} keeps one socket.
  */
-public final class UtpIo {
+public final class UdpIo {
 
-    /** System property that, set to {@code false}, forces Java NIO. */
-    public static final String NATIVE_PROPERTY = "ferry.utp.native";
-    /** System property that, set to {@code false}, keeps a listener on one socket and one event loop. */
-    public static final String REUSE_PORT_PROPERTY = "ferry.utp.reusePort";
-    /** System property that, set to {@code false}, sends every packet as its own datagram (no UDP GSO). */
-    public static final String GSO_PROPERTY = "ferry.utp.gso";
-    /** System property that, set to {@code false}, receives one datagram per read (no {@code UDP_GRO}). */
-    public static final String GRO_PROPERTY = "ferry.utp.gro";
+    /** Property suffix that, set to {@code false}, forces Java NIO. */
+    public static final String NATIVE = ".native";
+    /** Property suffix that, set to {@code false}, keeps a listener on one socket and one event loop. */
+    public static final String REUSE_PORT = ".reusePort";
+    /** Property suffix that, set to {@code false}, sends every packet as its own datagram (no UDP GSO). */
+    public static final String GSO = ".gso";
+    /** Property suffix that, set to {@code false}, receives one datagram per read (no {@code UDP_GRO}). */
+    public static final String GRO = ".gro";
     /** Largest UDP payload a coalesced ({@code UDP_GRO}) read can return. */
-    static final int COALESCED_READ_SIZE = 65_536;
+    public static final int COALESCED_READ_SIZE = 65_536;
 
     private final boolean epoll;
     private final boolean reusePort;
     private final boolean gso;
     private final boolean gro;
 
-    private UtpIo(boolean epoll) {
+    private UdpIo(boolean epoll, String prefix) {
         this.epoll = epoll;
-        this.reusePort = epoll && Boolean.parseBoolean(System.getProperty(REUSE_PORT_PROPERTY, "true"));
+        this.reusePort = epoll && Boolean.parseBoolean(System.getProperty(prefix + REUSE_PORT, "true"));
         this.gso = epoll && EpollDatagramChannel.isSegmentedDatagramPacketSupported()
-                && Boolean.parseBoolean(System.getProperty(GSO_PROPERTY, "true"));
-        this.gro = epoll && Boolean.parseBoolean(System.getProperty(GRO_PROPERTY, "true"));
+                && Boolean.parseBoolean(System.getProperty(prefix + GSO, "true"));
+        this.gro = epoll && Boolean.parseBoolean(System.getProperty(prefix + GRO, "true"));
     }
 
-    /** Epoll where available and not disabled, NIO otherwise. */
-    public static UtpIo detect() {
-        return new UtpIo(Boolean.parseBoolean(System.getProperty(NATIVE_PROPERTY, "true")) && Epoll.isAvailable());
+    /**
+     * Epoll where available and not disabled, NIO otherwise.
+     *
+     * @param prefix the system-property prefix that tunes it, {@code ferry.utp} or {@code ferry.udt}
+     */
+    public static UdpIo detect(String prefix) {
+        return new UdpIo(Boolean.parseBoolean(System.getProperty(prefix + NATIVE, "true")) && Epoll.isAvailable(), prefix);
     }
 
     /** Java NIO. */
-    public static UtpIo nio() {
-        return new UtpIo(false);
+    public static UdpIo nio() {
+        return new UdpIo(false, "ferry.udp");
     }
 
     /** {@code epoll} or {@code nio}. */
@@ -62,12 +67,12 @@ public final class UtpIo {
     }
 
     /** How many sockets a listener binds when its transport has {@code loops} event loops. */
-    int listenerSockets(int loops) {
+    public int listenerSockets(int loops) {
         return reusePort ? Math.max(1, loops) : 1;
     }
 
     /** Lets several sockets of this process bind one address (only when {@link #listenerSockets} is above one). */
-    void allowSharedPort(Bootstrap bootstrap) {
+    public void allowSharedPort(Bootstrap bootstrap) {
         if (reusePort) {
             bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
         }
@@ -78,19 +83,19 @@ public final class UtpIo {
      * ({@code IP_RECVORIGDSTADDR}; IPv6 peers are answered as the kernel routes them), so that it can
      * answer from the address its peer dialed.
      */
-    boolean learnsDialedAddress() {
+    public boolean learnsDialedAddress() {
         return epoll;
     }
 
     /** A listener socket on the wildcard address: learns dialed addresses, and lets per-address sockets bind its port. */
-    void configureWildcardListener(Bootstrap bootstrap) {
+    public void configureWildcardListener(Bootstrap bootstrap) {
         if (epoll) {
             bootstrap.option(EpollChannelOption.IP_RECVORIGDSTADDR, true).option(ChannelOption.SO_REUSEADDR, true);
         }
     }
 
     /** A listener socket bound to one dialed address beside the wildcard ones on the same port. */
-    void configureAddressSocket(Bootstrap bootstrap) {
+    public void configureAddressSocket(Bootstrap bootstrap) {
         bootstrap.option(ChannelOption.SO_REUSEADDR, true);
         if (reusePort) {
             bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
@@ -98,7 +103,7 @@ public final class UtpIo {
     }
 
     /** Whether runs of packets to one peer leave as one UDP GSO send ({@link SegmentingSender}). */
-    boolean segmentedSends() {
+    public boolean segmentedSends() {
         return gso;
     }
 
@@ -107,7 +112,7 @@ public final class UtpIo {
      * peer (such as one GSO send) in one read of up to 64 KiB, split back into datagrams by Netty;
      * otherwise one datagram per read into a buffer of {@code packetSize} (at least 2 KiB).
      */
-    void configureReads(Bootstrap bootstrap, int packetSize) {
+    public void configureReads(Bootstrap bootstrap, int packetSize) {
         if (gro) {
             bootstrap.option(EpollChannelOption.UDP_GRO, true)
                     .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(COALESCED_READ_SIZE));
@@ -117,15 +122,15 @@ public final class UtpIo {
     }
 
     /** What a socket does beyond plain datagrams, for {@code implementation} in statistics: "", "+gso", "+gro", "+gso+gro". */
-    String batching(boolean segmentingNow) {
+    public String batching(boolean segmentingNow) {
         return (segmentingNow ? "+gso" : "") + (gro ? "+gro" : "");
     }
 
-    IoHandlerFactory newIoHandlerFactory() {
+    public IoHandlerFactory newIoHandlerFactory() {
         return epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     }
 
-    Class<? extends DatagramChannel> datagramChannelClass() {
+    public Class<? extends DatagramChannel> datagramChannelClass() {
         return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
 }
