@@ -59,7 +59,7 @@ final class FerryPermutations {
 
     /**
      * Where the suite's servers bind: IPv4 loopback, not Netty's default {@code NetUtil.LOCALHOST} (::1 on
-     * this machine), since udt:// is IPv4 only (barchart-udt opens AF_INET sockets).
+     * this machine), the one address every transport's listener is tested on.
      */
     static SocketAddress loopback() {
         return new InetSocketAddress(NetUtil.LOCALHOST4, 0);

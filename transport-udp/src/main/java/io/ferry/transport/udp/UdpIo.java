@@ -133,4 +133,37 @@ public final class UdpIo {
     public Class<? extends DatagramChannel> datagramChannelClass() {
         return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
+
+    /**
+     * Times a listener on port 0 tries another port when one it claimed was taken before its sockets bound
+     * it: the claim's probe socket closes first, and a socket that binds port 0 meanwhile (anywhere on the
+     * machine) may get the same port (a CI run of Netty's suite saw "Address already in use" so).
+     */
+    public static final int PORT_CLAIM_ATTEMPTS = 5;
+
+    /**
+     * SO_REUSEPORT, which a listener's sockets share their port with, lets any socket of the same user bind
+     * a port another reuseport socket holds, and {@code bind(0)} even picks such a port (2 of 200 binds
+     * here): the kernel would then split this listener's requests with another listener. A plain bind first
+     * proves the address free, as TCP's bind does, and settles the port that 0 asks for; the listener's
+     * sockets bind it right after.
+     *
+     * @param protocol the transport's name for the message, such as {@code uTP}
+     */
+    public static java.net.InetSocketAddress claimFreeAddress(java.net.InetSocketAddress local, String protocol) throws java.io.IOException {
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket(null)) {
+            probe.bind(local);
+            return new java.net.InetSocketAddress(local.getAddress(), probe.getLocalPort());
+        } catch (java.net.BindException e) {
+            java.net.BindException named = new java.net.BindException(protocol + " cannot listen on " + local + ": " + e.getMessage());
+            named.initCause(e);
+            throw named;
+        }
+    }
+
+    /** Whether a bind failed because another socket holds the address. */
+    public static boolean isAddressTaken(Throwable cause) {
+        return cause instanceof java.net.BindException
+                || (cause != null && String.valueOf(cause.getMessage()).contains("Address already in use"));
+    }
 }

@@ -1,52 +1,127 @@
 package io.ferry.transport.udt;
 
+import io.ferry.transport.FerryChannels;
+import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.ListenerConfig;
+import io.ferry.transport.udt.proto.wire.Handshake;
+import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
-import com.barchart.udt.SocketUDT;
-import com.barchart.udt.nio.ServerSocketChannelUDT;
-import com.barchart.udt.nio.SocketChannelUDT;
-import io.netty.channel.ChannelMetadata;
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.nio.AbstractNioMessageChannel;
-import io.netty.channel.nio.NioIoOps;
-
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A UDT listener. Its settings are written to the listening socket before it binds; UDT copies them
- * into every connection it accepts, and each accepted connection becomes a {@link UdtSocketChannel}.
+ * A UDT listener on Ferry's own engine: accepts connections arriving on its UDP sockets as child
+ * {@link UdtSocketChannel}s, which share the socket their request arrived on and run on its event loop.
+ * With epoll the listener has one socket per event loop, all bound to its address with
+ * {@code SO_REUSEPORT}, so connections spread over every core (the kernel keeps each peer on one socket).
+ * A request is accepted only once it returned the listener's SYN cookie. Closing the listener stops
+ * accepting; connections already accepted live on, and each socket closes after its last connection.
  */
-public final class UdtServerChannel extends AbstractNioMessageChannel implements ServerSocketChannel {
+public final class UdtServerChannel extends AbstractServerChannel implements ServerSocketChannel {
 
-    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    private static final InternalLogger LOG = InternalLoggerFactory.getInstance(UdtServerChannel.class);
 
-    private final ServerSocketChannelUDT udt;
-    private final SocketUDT socket;
-    private final UdtSettings settings;
-    private final ListenerConfig config;
-    private final AtomicBoolean released = new AtomicBoolean();
+    private final ListenerConfig config = new ListenerConfig(this) {
+        @Override
+        protected void autoReadCleared() {
+            acceptPending = false;
+        }
+    };
+    private final java.util.ArrayDeque<UdtSocketChannel> backlog = new java.util.ArrayDeque<>();
+    private boolean acceptPending;
+    private final UdtTransport transport;
+    private final UdtSettings childSettings;
+    private final ChannelHandler childHandler;
+    private volatile List<UdtEndpoint> endpoints = List.of();
+    private volatile boolean open = true;
 
-    private UdtServerChannel(ServerSocketChannelUDT udt, UdtSettings settings) {
-        super(null, udt, NioIoOps.ACCEPT);
-        this.udt = udt;
-        this.socket = udt.socketUDT();
-        this.settings = settings;
-        this.config = new ListenerConfig(this);
+    UdtServerChannel(UdtTransport transport, UdtSettings childSettings, ChannelHandler childHandler) {
+        this.transport = transport;
+        this.childSettings = childSettings;
+        this.childHandler = childHandler;
     }
 
-    static UdtServerChannel newListener(UdtSettings settings) throws IOException {
-        return UdtRuntime.open(UdtTransport.provider(settings)::openServerSocketChannel, settings,
-                udt -> new UdtServerChannel(udt, settings));
+    UdtSettings childSettings() {
+        return childSettings;
     }
 
-    /** The listening socket, for tests that read its native options. */
-    SocketUDT socketUDT() {
-        return socket;
+    /** Called once every UDP socket of the listener is bound. */
+    void bound(List<UdtEndpoint> all) {
+        for (UdtEndpoint e : all) {
+            e.setAcceptor(this, childSettings);
+        }
+        this.endpoints = List.copyOf(all);
+        pipeline().fireChannelActive();
+    }
+
+    /**
+     * A request with a valid cookie arrived at {@code from}: the accepted connection, connected (its
+     * response queued), on the endpoint's loop; null if the listener closed or the child cannot be made.
+     */
+    UdtSocketChannel accept(UdtEndpoint from, InetSocketAddress sender, Handshake request, long now) {
+        if (!open) {
+            return null;
+        }
+        UdtSocketChannel child = new UdtSocketChannel(this, transport, childSettings, from, sender);
+        try {
+            child.accepted(from, request, from.newSocketId(), now);
+        } catch (RuntimeException e) {
+            pipeline().fireExceptionCaught(e);
+            return null;
+        }
+        child.attr(FerryChannels.TRANSPORT).set(transport);
+        if (childHandler == null) {
+            eventLoop().execute(() -> {
+                backlog.add(child);
+                acceptFromBacklog();
+            });
+        } else {
+            try {
+                ChildHandlers.addLast(child, childHandler);
+            } catch (RuntimeException e) {
+                LOG.warn("Failed to initialize an accepted UDT connection from {}; resetting it", sender, e);
+                child.connection().abort(now);
+                return child;
+            }
+            transport.track(child);
+            from.loop().register(child).addListener(f -> { if (!f.isSuccess()) { LOG.warn("registering an accepted UDT connection failed", f.cause()); } });
+        }
+        return child;
+    }
+
+    /** Hands a user's bootstrap the accepted connections, as a listener socket's read loop does. */
+    private void acceptFromBacklog() {
+        if (!open) {
+            for (UdtSocketChannel child; (child = backlog.poll()) != null; ) {
+                UdtSocketChannel c = child;
+                c.endpoint().loop().execute(() -> {
+                    c.connection().abort(c.endpoint().now());
+                    c.endpoint().afterCall(c);
+                });
+            }
+            return;
+        }
+        boolean any = false;
+        while (!backlog.isEmpty() && (config.isAutoRead() || acceptPending)) {
+            acceptPending = false;
+            any = true;
+            UdtSocketChannel child = backlog.poll();
+            transport.track(child);
+            pipeline().fireChannelRead(child);
+            if (!config.isAutoRead()) {
+                break;
+            }
+        }
+        if (any) {
+            pipeline().fireChannelReadComplete();
+        }
     }
 
     @Override
@@ -55,18 +130,13 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
     }
 
     @Override
-    public ChannelMetadata metadata() {
-        return METADATA;
+    public boolean isOpen() {
+        return open;
     }
 
     @Override
     public boolean isActive() {
-        return udt.isOpen() && socket.isBound();
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return (InetSocketAddress) super.localAddress();
+        return open && !endpoints.isEmpty();
     }
 
     @Override
@@ -75,85 +145,68 @@ public final class UdtServerChannel extends AbstractNioMessageChannel implements
     }
 
     @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return true;
+    }
+
+    @Override
     protected SocketAddress localAddress0() {
-        return UdtChannelConfig.localAddressOf(socket);
+        List<UdtEndpoint> all = endpoints;
+        return all.isEmpty() ? null : all.get(0).localAddress();
     }
 
     @Override
-    protected SocketAddress remoteAddress0() {
-        return null;
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("a UDT listener is bound by its transport");
     }
 
-    @Override
-    protected void doBind(SocketAddress localAddress) throws Exception {
-        socket.bind(UdtAddresses.ipv4(localAddress, "listen on"));
-        socket.listen(settings.backlog);
-    }
-
-    /**
-     * With auto-read off, a {@code read()} also looks for a connection at once: UDT's epoll reports a
-     * listener ready only when a connection arrives, so one that arrived while the listener was not asking
-     * would otherwise wait for the next. Only while that read is still pending, so one {@code read()} still
-     * brings at most one loop of accepts.
-     */
-    @Override
-    protected void doBeginRead() throws Exception {
-        super.doBeginRead();
-        if (!config.isAutoRead()) {
-            eventLoop().execute(this::acceptQueued);
-        }
-    }
-
-    @SuppressWarnings("deprecation") // isReadPending: the NIO read's own flag, which this read must honour
-    private void acceptQueued() {
-        if (isOpen() && isReadPending() && !config.isAutoRead()) {
-            ((NioUnsafe) unsafe()).read();
+    /** For a listener a user's {@code ServerBootstrap} binds: opens the UDP sockets, which completes the bind later. */
+    static final class Binding extends io.netty.channel.ChannelOutboundHandlerAdapter {
+        @Override
+        public void bind(io.netty.channel.ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+            UdtServerChannel server = (UdtServerChannel) ctx.channel();
+            if (!(localAddress instanceof InetSocketAddress inet)) {
+                promise.setFailure(new IllegalArgumentException("udt:// listens on an InetSocketAddress, got " + localAddress));
+            } else if (!server.endpoints.isEmpty()) {
+                promise.setFailure(new IllegalStateException("this UDT listener is bound already"));
+            } else {
+                server.transport.openListener(server, inet, promise);
+            }
         }
     }
 
     @Override
-    protected int doReadMessages(List<Object> buf) throws Exception {
-        SocketChannelUDT accepted = UdtRuntime.accept(udt);
-        if (accepted == null) {
-            return 0;
-        }
-        try {
-            buf.add(new UdtSocketChannel(this, accepted, settings, true));
-            return 1;
-        } catch (RuntimeException e) {
-            UdtRuntime.closeAndRelease(accepted, new AtomicBoolean());
-            throw e;
+    protected void doClose() {
+        open = false;
+        acceptFromBacklog();
+        for (UdtEndpoint e : endpoints) {
+            e.acceptorClosed();
         }
     }
 
     @Override
-    protected void doClose() throws Exception {
-        UdtRuntime.closeAndRelease(udt, released);
+    protected void doBeginRead() {
+        acceptPending = true;
+        acceptFromBacklog();
     }
 
-    @Override
-    protected boolean doConnect(SocketAddress remoteAddress, SocketAddress localAddress) {
-        throw new UnsupportedOperationException("a UDT listener does not connect");
+    /** How many UDP sockets (and event loops) this listener receives on. */
+    public int sockets() {
+        return endpoints.size();
     }
 
-    @Override
-    protected void doFinishConnect() {
-        throw new UnsupportedOperationException("a UDT listener does not connect");
+    /** Datagrams this listener's sockets could not route to a connection (unknown socket id, or not a request). */
+    public long unroutableDatagrams() {
+        return endpoints.stream().mapToLong(UdtEndpoint::unroutable).sum();
     }
 
-    @Override
-    protected void doDisconnect() {
-        throw new UnsupportedOperationException("a UDT listener has no peer");
-    }
-
-    @Override
-    protected boolean doWriteMessage(Object msg, ChannelOutboundBuffer in) {
-        throw new UnsupportedOperationException("a UDT listener carries no data");
-    }
-
-    @Override
-    protected boolean closeOnReadError(Throwable cause) {
-        // A failed accept (e.g. the peer gave up during the handshake) does not end the listener.
-        return !udt.isOpen();
+    /** Connections reset because handling one of their packets or timers threw. */
+    public long connectionFailures() {
+        return endpoints.stream().mapToLong(UdtEndpoint::connectionFailures).sum();
     }
 }

@@ -1,10 +1,13 @@
 package io.ferry.transport.udt;
 
-import com.barchart.udt.ExceptionUDT;
-import com.barchart.udt.LingerUDT;
-import com.barchart.udt.OptionUDT;
-import com.barchart.udt.SocketUDT;
 import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.ledbat.cc.CongestionControlFactory;
+import io.ferry.transport.ledbat.cc.CongestionControls;
+import io.ferry.transport.ledbat.cc.CongestionParameters;
+import io.ferry.transport.udt.proto.cc.FerryRateControl;
+import io.ferry.transport.udt.proto.cc.UdtDaimd;
+import io.ferry.transport.udt.proto.core.UdtConfig;
+import io.netty.buffer.ByteBufAllocator;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.UnsupportedOptionException;
 import io.ferry.transport.spi.InterfaceMtu;
@@ -20,8 +23,8 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The UDT settings of one connection or listener, validated up front, written to the native socket
- * before it binds or connects, and readable back from it.
+ * The UDT settings of one connection or listener, validated up front and turned into the protocol
+ * core's {@link UdtConfig} (and the UDP socket's buffers) when the connection is made.
  *
  * <p>Defaults are sized for a 1 Gbit/s path with 200 ms RTT (a bandwidth-delay product of 25 MB), the
  * long fat network UDT is for, instead of small fixed buffers: 32 MiB UDT buffers each way, a flow
@@ -39,14 +42,18 @@ final class UdtSettings {
     static final int DEFAULT_UDP_BUFFER = 4 << 20;
     static final int DEFAULT_FLOW_WINDOW = 25_600; // UDT4's own default, in packets
     static final int DEFAULT_MAX_MESSAGE = 64 << 10;
+    /**
+     * Silence after which a connection's peer is dead (the core's peer timeout). The handshake's own
+     * limit is the channel's connect timeout ({@code CONNECT_TIMEOUT_MILLIS}), as for every Ferry transport.
+     */
+    static final long PEER_TIMEOUT_NANOS = 10_000_000_000L;
     /** IP and UDP headers inside UDT's MSS. */
     static final int HEADERS = 28;
 
     /** UDT4's own congestion control: rate-based DAIMD, which lowers the rate on every loss report. */
-    static final String NATIVE_CC = "udt";
-    /** Ferry's rate control inside UDT ({@link DelayRateControl}): paced by queuing delay, not random loss. */
-    static final String FERRY_CC = "ferry";
-    static final Set<String> CONGESTION_CONTROLS = Set.of(NATIVE_CC, FERRY_CC);
+    static final String NATIVE_CC = UdtDaimd.NAME;
+    /** Ferry's rate control ({@link FerryRateControl}): paced by queuing delay, not random loss. */
+    static final String FERRY_CC = FerryRateControl.NAME;
 
     static final Set<ChannelOption<?>> UDT_OPTIONS = Set.of(
             UdtChannelOption.UDT_SEND_BUFFER, UdtChannelOption.UDT_RECEIVE_BUFFER, UdtChannelOption.UDP_SEND_BUFFER,
@@ -136,24 +143,13 @@ final class UdtSettings {
         }
         this.reuseAddress = options.get(ChannelOption.SO_REUSEADDR).orElse(true);
         this.backlog = options.get(ChannelOption.SO_BACKLOG).orElse(1024);
-        String asked = options.get(FerryChannelOption.CONGESTION_CONTROL).orElse(null);
-        if (asked != null && !CONGESTION_CONTROLS.contains(asked)) {
-            throw new UnsupportedOptionException("UDT's congestion control is '" + FERRY_CC + "' (Ferry's rate control: "
-                    + "paced by queuing delay, random loss does not slow it) or '" + NATIVE_CC
-                    + "' (UDT4's own DAIMD); '" + asked + "' is not available");
+        String asked = options.get(FerryChannelOption.CONGESTION_CONTROL).orElse(FERRY_CC);
+        if (!CongestionControls.isRegistered(asked)) {
+            throw new UnsupportedOptionException("UDT's congestion control '" + asked + "' is not available; choose '" + FERRY_CC
+                    + "' (Ferry's rate control: paced by queuing delay, random loss does not slow it), '" + NATIVE_CC
+                    + "' (UDT4's own DAIMD) or another of " + CongestionControls.names());
         }
-        if (FERRY_CC.equals(asked) && !AttachedThreads.available()) {
-            throw new UnsupportedOptionException("UDT's '" + FERRY_CC + "' congestion control needs UDT's threads to detach"
-                    + " from the JVM, which cannot be arranged here (" + AttachedThreads.unavailableBecause()
-                    + "); use '" + NATIVE_CC + "'");
-        }
-        if (FERRY_CC.equals(asked) && !UdtNativeLibrary.javaCongestionControlSafe()) {
-            throw new UnsupportedOptionException("UDT's '" + FERRY_CC + "' congestion control is not available here: "
-                    + UdtNativeLibrary.javaCongestionControlUnsafeBecause() + "; use '" + NATIVE_CC + "'");
-        }
-        // the default: Ferry's control where it can run safely, UDT4's own elsewhere
-        this.congestionControl = asked != null ? asked
-                : AttachedThreads.available() && UdtNativeLibrary.javaCongestionControlSafe() ? FERRY_CC : NATIVE_CC;
+        this.congestionControl = asked;
         Map<ChannelOption<?>, Object> netty = new LinkedHashMap<>();
         options.asMap().forEach((option, value) -> {
             if (NETTY_OPTIONS.contains(option) && option != ChannelOption.SO_BACKLOG && option != ChannelOption.SO_REUSEADDR) {
@@ -203,27 +199,36 @@ final class UdtSettings {
         return mode == StreamMode.MESSAGE;
     }
 
-    /** Writes the socket options to a socket that has neither bound nor connected. */
-    void applyTo(SocketUDT socket) throws ExceptionUDT {
-        // Order matters: buffers are kept in packets of (MSS - 28) bytes, and the receive buffer is clamped to the window.
-        socket.setOption(OptionUDT.UDT_MSS, mss);
-        socket.setOption(OptionUDT.UDT_FC, flowWindow);
-        socket.setOption(OptionUDT.UDT_SNDBUF, udtSendBuffer);
-        socket.setOption(OptionUDT.UDT_RCVBUF, udtReceiveBuffer);
-        socket.setOption(OptionUDT.UDP_SNDBUF, udpSendBuffer);
-        socket.setOption(OptionUDT.UDP_RCVBUF, udpReceiveBuffer);
-        if (usesFerryRateControl()) {
-            // UDT copies the control to every connection the socket makes or accepts
-            socket.setOption(OptionUDT.UDT_CC, new PacedCcc.Factory(mss, flowWindow));
-            socket.setOption(OptionUDT.UDT_MAXBW, new DelayRateControl(mss, maxBandwidth).bytesPerSecond());
-        } else {
-            socket.setOption(OptionUDT.UDT_MAXBW, maxBandwidth);
+    /** Payload bytes per packet, as UDT4 counts its buffers: the MSS less 28 bytes of IP and UDP headers. */
+    int bufferUnit() {
+        return mss - HEADERS;
+    }
+
+    /** The send buffer in whole packets, as UDT4 keeps it. */
+    int sendBufferPackets() {
+        return Math.max(2, udtSendBuffer / bufferUnit());
+    }
+
+    /** The receive buffer in whole packets, clamped to the flow window as UDT4 clamps it. */
+    int receiveBufferPackets() {
+        return Math.max(32, Math.min(flowWindow, udtReceiveBuffer / bufferUnit()));
+    }
+
+    /** The rate or window control the sending side runs. */
+    CongestionControlFactory congestionControlFactory() {
+        if (FERRY_CC.equals(congestionControl)) {
+            long ceiling = maxBandwidth;
+            return p -> new FerryRateControl(p, ceiling);
         }
-        socket.setOption(OptionUDT.UDT_LINGER, nativeLinger(linger));
-        socket.setOption(OptionUDT.UDT_REUSEADDR, reuseAddress);
-        if (rendezvous) {
-            socket.setOption(OptionUDT.UDT_RENDEZVOUS, true);
-        }
+        String name = congestionControl;
+        return (CongestionParameters p) -> CongestionControls.create(name, p);
+    }
+
+    /** The protocol core's configuration for a connection of this family. */
+    UdtConfig protocol(boolean ipv6, ByteBufAllocator allocator) {
+        return UdtConfig.defaults().withMss(mss).withBuffers(flowWindow, receiveBufferPackets(), sendBufferPackets())
+                .withMessageMode(isMessageMode(), true).withIpv6(ipv6).withCongestionControl(congestionControlFactory())
+                .withTimeouts(600_000_000_000L, PEER_TIMEOUT_NANOS).withAllocator(allocator);
     }
 
     private static void requireRange(String name, long value, long min, long max) {
@@ -232,9 +237,4 @@ final class UdtSettings {
         }
     }
 
-    /** UDT's linger is whole seconds: a fraction rounds up, so only zero means an abortive close. */
-    static LingerUDT nativeLinger(Duration linger) {
-        long seconds = linger.getSeconds() + (linger.getNano() > 0 ? 1 : 0);
-        return new LingerUDT((int) Math.min(65_535, seconds));
-    }
 }

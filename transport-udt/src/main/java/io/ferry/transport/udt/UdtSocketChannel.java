@@ -1,15 +1,12 @@
 package io.ferry.transport.udt;
 
-import com.barchart.udt.ErrorUDT;
-import com.barchart.udt.ExceptionUDT;
-import com.barchart.udt.LingerUDT;
-import com.barchart.udt.OptionUDT;
-import com.barchart.udt.SocketUDT;
-import com.barchart.udt.StatusUDT;
-import com.barchart.udt.nio.SocketChannelUDT;
 import io.ferry.transport.TransportStatistics;
-import io.ferry.transport.UndeliveredDataException;
-import io.ferry.transport.spi.ByteCountingHandler;
+import io.ferry.transport.spi.GracefulClose;
+import io.ferry.transport.spi.LoopStatistics;
+import io.ferry.transport.spi.ReadLoop;
+import io.ferry.transport.udt.proto.core.UdtConnection;
+import io.ferry.transport.udt.proto.core.UdtException;
+import io.ferry.transport.udt.proto.wire.Handshake;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -18,77 +15,167 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
-import io.netty.channel.nio.AbstractNioByteChannel;
-import io.netty.channel.nio.NioIoOps;
-import io.netty.channel.socket.SocketChannel;
 
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.WritableByteChannel;
-import java.time.Duration;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One UDT connection as a Netty {@link DuplexChannel}, written by Ferry over barchart-udt's NIO
- * channel and selector (it does not use Netty's deprecated UDT transport).
+ * One UDT connection as a Netty {@link Channel}, on Ferry's own UDT4 engine ({@code udt-proto}):
+ * ordered, reliable bytes with writability-based backpressure, {@code autoRead}, half-close in the
+ * default framed mode, abortive close. It runs on the event loop of the {@link UdtEndpoint} whose UDP
+ * socket carries it and drives a sans-I/O {@link UdtConnection}; no native code.
  *
- * <p>In the default framed stream mode each write travels as a frame (a 4-byte length, then the bytes)
- * and a zero length ends the stream, which gives UDT the half-close it lacks: {@link #shutdownOutput()}
- * sends it, and the peer sees end of stream after every byte. A graceful close sends it too, waits (up
- * to {@link UdtChannelOption#LINGER}, off the event loop) until UDT has every byte acknowledged, then
- * closes; an abortive close drops what is unsent and the peer sees a reset. In raw stream and message
- * mode the bytes go as they are and a peer's close, which UDT reports as a broken connection, is an
- * orderly end of stream.
+ * <p>How bytes travel is the {@link UdtSettings.StreamMode}: {@code FRAMED} (Ferry at both ends: a
+ * 4-byte length before each write, a zero length ends the stream, so half-close works), {@code RAW} (a
+ * plain UDT4 byte stream, as any UDT application speaks it) or {@code MESSAGE} (UDT4 messages, each write
+ * one message). A graceful {@code close()} sends what was written, then UDT's shutdown once the peer has
+ * acknowledged every byte ({@link UdtLinger}).
  */
-public final class UdtSocketChannel extends AbstractNioByteChannel implements SocketChannel, io.ferry.transport.spi.UserSpaceStream {
+public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStreamChannel
+        implements io.ferry.transport.spi.HomeLoopGroup.HomeLoop {
 
-    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 256);
 
-    private final SocketChannelUDT udt;
-    private final SocketUDT socket;
     private final UdtChannelConfig config;
-    private final UdtSettings.StreamMode mode;
-    private final AtomicBoolean released = new AtomicBoolean();
-    private final UdtMonitor monitor;
-    /** Ferry's rate control, from the first write on (event loop), or null. */
-    private UdtPacer pacer;
+    private final LoopStatistics statistics = new LoopStatistics(this, this::takeStatistics, this::emptyStatistics);
+    private final UdtTransport transport;
+    private final UdtSettings settings;
+    private final UdtChannelSink sink = new UdtChannelSink(this);
+    private final UdtInbound inbound = new UdtInbound(this);
+    private final UdtFraming framing;
+    /** The endpoint's wake-up for this connection's next deadline. */
+    final UdtEndpoint.Timer timer = new UdtEndpoint.Timer();
+    /** Whether the endpoint has this channel in its current batch of received datagrams. */
+    boolean inReadBatch;
 
-    private final UdtStreamReader reader;
-    private final UdtStreamWriter writer;
+    private UdtEndpoint endpoint;
+    private UdtConnection connection;
+    private InetSocketAddress remote;
+    private InetSocketAddress bindAddress;
+    private boolean coreClosed;
+    private boolean collecting;
+    private boolean collectAgain;
+    private boolean outputShutdown;
+    private UdtLinger lingering;
+    /** Bytes of Ferry's frame headers sent: not the application's, so not in the statistics' bytes sent. */
+    private long framingBytes;
 
-    private volatile boolean connected;
-    private volatile boolean inputShutdown;
-    private volatile boolean outputShutdown;
-    private volatile boolean aborting;
-    /** The close in progress (event loop), or null. */
-    private UdtLinger closing;
-    private volatile InetSocketAddress remote;
+    /** A client connection, not yet connected. */
+    UdtSocketChannel(UdtTransport transport, UdtSettings settings) {
+        super(null);
+        this.transport = transport;
+        this.settings = settings;
+        this.framing = new UdtFraming(settings.mode);
+        this.bindAddress = settings.bindAddress;
+        this.config = new UdtChannelConfig(this, settings);
+    }
 
-    UdtSocketChannel(Channel parent, SocketChannelUDT udt, UdtSettings settings, boolean accepted) {
-        super(parent, udt);
-        this.udt = udt;
-        this.socket = udt.socketUDT();
-        this.mode = settings.mode;
-        this.config = new UdtChannelConfig(this, socket, settings);
-        this.monitor = new UdtMonitor(socket, config);
-        this.reader = new UdtStreamReader(socket, mode, this::armLostEventCheck, () -> remote);
-        this.writer = new UdtStreamWriter(socket, mode, this::armLostEventCheck, () -> remote);
-        this.connected = accepted;
-        if (accepted) {
-            remote = remoteOf(socket);
+    /** An accepted connection. */
+    UdtSocketChannel(UdtServerChannel parent, UdtTransport transport, UdtSettings settings, UdtEndpoint endpoint,
+                     InetSocketAddress remote) {
+        super(parent);
+        this.transport = transport;
+        this.settings = settings;
+        this.framing = new UdtFraming(settings.mode);
+        this.endpoint = endpoint;
+        this.remote = remote;
+        this.config = new UdtChannelConfig(this, settings);
+    }
+
+    // ------------------------------------------------------------------ wiring used by the endpoint
+
+    void attach(UdtConnection connection) {
+        this.connection = connection;
+        connection.setMaxBandwidth(config.maxBandwidth());
+    }
+
+    public UdtConnection connection() {
+        return connection;
+    }
+
+    InetSocketAddress remote() {
+        return remote;
+    }
+
+    UdtSettings settings() {
+        return settings;
+    }
+
+    UdtEndpoint endpoint() {
+        return endpoint;
+    }
+
+    UdtFraming framing() {
+        return framing;
+    }
+
+    /** Whether a datagram from {@code from} may be this connection's (UDT checks the peer's address too). */
+    boolean accepts(InetSocketAddress from) {
+        return remote != null && remote.equals(from);
+    }
+
+    void onDatagram(ByteBuf datagram, InetSocketAddress from, long now) {
+        connection.onDatagram(datagram, now);
+    }
+
+    void endOfReadBatch() {
+        if (isRegistered() && !inbound.delivering()) {
+            inbound.reads.complete();
         }
     }
 
-    /** A client channel on a new UDT socket with the settings written to it. */
-    static UdtSocketChannel newClient(UdtSettings settings) throws IOException {
-        return UdtRuntime.open(UdtTransport.provider(settings)::openSocketChannel, settings,
-                udt -> new UdtSocketChannel(null, udt, settings, false));
+    void autoReadCleared() {
+        inbound.reads.autoReadCleared();
+    }
+
+    /** ICMP said the peer's port is unreachable: a connect in progress is refused. */
+    void portUnreachable() {
+        if (connectPromise != null && !connectPromise.isDone() && !settings.rendezvous) {
+            failConnect(new ConnectException("Connection refused: nothing listens for UDT at " + remote));
+        }
+    }
+
+    /** Handling of a packet or timer threw: the connection is reset and the channel closes. */
+    void failed(Throwable cause) {
+        if (connection != null && connection.phase() != UdtConnection.Phase.CLOSED) {
+            connection.abort(endpoint.now());
+            collect();
+        }
+        if (open && isRegistered()) {
+            if (lingering == null && active) {
+                pipeline().fireExceptionCaught(new IOException("UDT connection to " + remote + " failed internally: " + cause, cause));
+            }
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    /** The UDP socket under this connection closed: the connection is over. */
+    void socketClosed() {
+        if (connection != null) {
+            if (connection.phase() != UdtConnection.Phase.CLOSED) {
+                connection.abort(0);
+            }
+            connection.releaseUncollected();
+        }
+        coreClosed = true;
+        if (open && isRegistered()) {
+            unsafe().close(unsafe().voidPromise());
+        } else if (!isRegistered()) {
+            open = false;
+            active = false;
+            releaseInbound();
+        }
+    }
+
+    // ------------------------------------------------------------------ Channel
+
+    @Override
+    public UdtServerChannel parent() {
+        return (UdtServerChannel) super.parent();
     }
 
     @Override
@@ -102,28 +189,18 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     }
 
     @Override
-    public boolean isActive() {
-        return udt.isOpen() && connected;
+    protected boolean isCompatible(EventLoop loop) {
+        return endpoint == null || parent() == null || loop == endpoint.loop();
     }
 
     @Override
-    public UdtServerChannel parent() {
-        return (UdtServerChannel) super.parent();
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return (InetSocketAddress) super.localAddress();
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return (InetSocketAddress) super.remoteAddress();
+    public EventLoop homeLoop() {
+        return parent() == null || endpoint == null ? null : endpoint.loop();
     }
 
     @Override
     protected SocketAddress localAddress0() {
-        return UdtChannelConfig.localAddressOf(socket);
+        return endpoint == null ? bindAddress : endpoint.localAddress();
     }
 
     @Override
@@ -131,388 +208,124 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
         return remote;
     }
 
-    // ------------------------------------------------------------------ what a lingering close reads (event loop)
-
-    boolean framed() {
-        return mode == UdtSettings.StreamMode.FRAMED;
-    }
-
-    boolean finSent() {
-        return writer.finSent();
-    }
-
-    boolean finReceived() {
-        return reader.finReceived();
-    }
-
-    long outFrameRemaining() {
-        return writer.frameRemaining();
-    }
-
-    /** When bytes were last read (the peer's last bytes need UDT's acknowledgement before the socket closes). */
-    long lastReadNanos() {
-        return lastReadNanos;
-    }
-
-    boolean aborting() {
-        return aborting;
-    }
-
-    /** Closes the channel now (the linger is over), completing {@code promise}. */
-    void closeNow(ChannelPromise promise) {
-        ((UdtUnsafe) unsafe()).closeNow(promise);
-    }
-
-    /** The native socket, for tests and tools that read UDT state directly. */
-    SocketUDT socketUDT() {
-        return socket;
-    }
-
-    // ------------------------------------------------------------------ connect
-
     @Override
-    protected void doBind(SocketAddress localAddress) throws Exception {
-        socket.bind(UdtAddresses.ipv4(localAddress, "bind to"));
+    protected AbstractUnsafe newUnsafe() {
+        return new UdtUnsafe();
     }
 
     @Override
-    protected boolean doConnect(SocketAddress remoteAddress, SocketAddress localAddress) throws Exception {
-        boolean success = false;
-        try {
-            // inside the try: a refused address closes the channel before the connect promise fails
-            InetSocketAddress bindTo = localAddress != null ? (InetSocketAddress) localAddress : config.settings().bindAddress;
-            if (bindTo != null) {
-                socket.bind(UdtAddresses.ipv4(bindTo, "bind to"));
-            }
-            this.remote = UdtAddresses.ipv4(remoteAddress, "connect to");
-            boolean done = udt.connect(remote);
-            if (done) {
-                connected = true;
+    protected void doBind(SocketAddress localAddress) {
+        if (parent() != null || connection != null || connectPromise != null) {
+            throw new IllegalStateException("a UDT connection binds before it connects, once");
+        }
+        if (!(localAddress instanceof InetSocketAddress inet)) {
+            throw new IllegalArgumentException("udt:// binds to an InetSocketAddress, got " + localAddress);
+        }
+        bindAddress = inet;
+    }
+
+    InetSocketAddress bindAddress() {
+        return bindAddress;
+    }
+
+    @Override
+    protected void doClose() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        boolean wasActive = active;
+        active = false;
+        releaseInbound();
+        if (connectPromise != null && !connectPromise.isDone()) {
+            failConnect(new ClosedChannelException());
+        }
+        if (connection != null && connection.phase() != UdtConnection.Phase.CLOSED) {
+            if (wasActive) {
+                connection.close(0, endpoint.now()); // what is queued leaves if it can; no waiting here
             } else {
-                addAndSubmit(NioIoOps.CONNECT);
+                connection.abort(endpoint.now());
             }
-            success = true;
-            return done;
-        } catch (ExceptionUDT e) {
-            ConnectException failure = new ConnectException("UDT connect to " + remoteAddress + " failed: " + e.getMessage());
-            failure.initCause(e);
-            throw failure;
-        } finally {
-            if (!success) {
-                doClose();
-            }
+            endpoint.afterCall(this);
         }
     }
 
     @Override
-    protected void doFinishConnect() throws Exception {
-        if (connected) {
-            // barchart reports every operation ready on a broken socket; a finished connect stays finished
-            removeAndSubmit(NioIoOps.CONNECT);
-            return;
-        }
-        boolean done;
-        try {
-            done = udt.finishConnect();
-        } catch (IOException e) {
-            done = false;
-        }
-        if (!done && handshakeCompleted()) {
-            // the peer answered and closed at once: connected, as over TCP, and the reads then find the end
-            removeAndSubmit(NioIoOps.CONNECT);
-            connected = true;
-            return;
-        }
-        if (!done) {
-            StatusUDT status = socket.status();
-            ConnectException failure = new ConnectException("UDT handshake with " + remote + " failed (socket " + status
-                    + "): no UDT listener answered there, or the host is unreachable; UDT cannot tell these apart"
-                    + " and gives up after about 3 s (30 s for rendezvous)");
-            throw failure;
-        }
-        removeAndSubmit(NioIoOps.CONNECT);
-        connected = true;
-    }
-
-    /**
-     * Whether UDT finished this socket's handshake though it no longer reports it connected: a peer that
-     * closed the moment it accepted leaves the socket BROKEN before the connect is looked at. UDT's monitor
-     * tells them apart: it refuses a socket that never connected as "not connected" and one that connected
-     * and broke as "connection lost".
-     */
-    private boolean handshakeCompleted() {
-        try {
-            socket.updateMonitor(false);
-            return true;
-        } catch (ExceptionUDT e) {
-            return e.getError() == ErrorUDT.ECONNLOST;
+    protected void doBeginRead() {
+        inbound.reads.requested();
+        if (!inputShutdown && active) {
+            deliverInbound();
         }
     }
 
-    @Override
-    protected void doDisconnect() throws Exception {
-        doClose();
-    }
-
-    // ------------------------------------------------------------------ read
-
-    /*
-     * UDT's epoll never signals some reads. barchart applies every interest change as "remove from
-     * epoll, add again", and UDT re-raises the read event on that add only while the connection is
-     * intact: once the peer has shut the connection down, bytes still in UDT's receive buffer (often the
-     * peer's last words before it closed) raise no event, and neither does the shutdown itself. The same
-     * holds for an end-of-stream frame already taken off the wire. Read interest registered in such a
-     * state (a slow channelActive, autoRead switched back on, OP_WRITE toggled) would wait forever, so
-     * the channel reads those bytes itself, one read at a time, until they are gone and the read reports
-     * the end of the stream.
-     */
-    private boolean unsignalledReadScheduled;
-
-    @Override
-    protected void addAndSubmit(NioIoOps ops) {
-        super.addAndSubmit(ops);
-        readWhatUdtWillNotSignal();
-    }
-
-    @Override
-    protected void removeAndSubmit(NioIoOps ops) {
-        super.removeAndSubmit(ops);
-        readWhatUdtWillNotSignal();
-    }
-
-    private void readWhatUdtWillNotSignal() {
-        if (unsignalledReadScheduled || !wantsUnsignalledRead()) {
-            return;
-        }
-        unsignalledReadScheduled = true;
-        eventLoop().execute(() -> {
-            unsignalledReadScheduled = false;
-            if (wantsUnsignalledRead()) {
-                ((NioUnsafe) unsafe()).read();
-                readWhatUdtWillNotSignal();
-            }
-        });
-    }
-
-    private boolean wantsUnsignalledRead() {
-        if (!isOpen() || !connected || inputShutdown || closing != null) {
-            // closing: the end of the stream was read (or the application closed); reading it again
-            // would only fire empty read-completes, whose handlers ask for another read
-            return false;
-        }
-        SelectionKey key = selectionKey();
-        if (key == null || !key.isValid() || (key.interestOps() & SelectionKey.OP_READ) == 0) {
-            return false;
-        }
-        return reader.finReceived() || socket.status() != StatusUDT.CONNECTED;
-    }
-
-    private long lastReadNanos;
-
-    @Override
-    protected int doReadBytes(ByteBuf buf) throws Exception {
-        boolean ended = reader.finReceived();
-        int n = inputShutdown ? -1 : reader.read(buf, unsafe().recvBufAllocHandle());
-        if (n > 0 || (n < 0 && !ended)) {
-            // the end-of-stream frame counts once: a read that finds it again must not push the close's
-            // grace on (Netty's StartTls test, auto-read off, read again on every read-complete, and the
-            // close never ended)
-            lastReadNanos = System.nanoTime();
-        }
-        return n;
-    }
-
-    // ------------------------------------------------------------------ write
-
-    /**
-     * In message mode every buffer is one UDT message, sent whole or not at all; one that can never
-     * fit fails alone instead of shutting the channel's output as a failed write would.
-     */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        if (pacer == null && config.settings().usesFerryRateControl()) {
-            pacer = UdtPacer.start(socket, config, eventLoop(), this::isOpen);
+        if (connection == null || !active || outputShutdown && lingering == null) {
+            throw new ClosedChannelException();
         }
-        if (peerGoneWhileUnread != null) {
-            failAll(in, peerGoneWhileUnread);
+        if (connection.phase() == UdtConnection.Phase.CLOSED) {
+            // the peer closed; its last bytes may still be unread here, so the channel stays open for them
+            for (Object msg; (msg = in.current()) != null; ) {
+                in.remove(new IOException("the UDT peer at " + remote + " closed the connection"));
+            }
             return;
         }
-        try {
-            if (mode != UdtSettings.StreamMode.MESSAGE) {
-                writeStreamGathered(in);
-            } else {
-                writeMessages(in);
-            }
-        } catch (IOException e) {
-            if (!(e.getCause() instanceof ExceptionUDT) || !UdtStreamReader.isConnectionGone((ExceptionUDT) e.getCause()) || !hasUnreadInput()) {
-                throw e;
-            }
-            // The peer has closed, but what it sent before closing is still unread: failing the write
-            // would close the channel and lose those bytes, so the writes fail alone and the reads go on
-            // until the end of the stream (or the reset) closes the channel.
-            peerGoneWhileUnread = e;
-            failAll(in, e);
-            readWhatUdtWillNotSignal();
+        if (UdtOutbound.write(in, this)) {
+            connection.flush(endpoint.now());
         }
-    }
-
-    private IOException peerGoneWhileUnread;
-
-    /**
-     * Stream modes: runs of small buffers leave through {@link UdtStreamWriter#sendGathered} (one send
-     * each); a large buffer or a file region is written in place by Netty's loop.
-     */
-    private void writeStreamGathered(ChannelOutboundBuffer in) throws Exception {
-        int spins = config.getWriteSpinCount();
-        while (spins-- > 0) {
-            Object msg = in.current();
-            if (msg == null) {
-                clearOpWrite();
-                return;
-            }
-            int unsent = writer.gathers(msg) ? writer.sendGathered(in) : -1;
-            if (unsent < 0) {
-                super.doWrite(in); // a large buffer or a file region, in place; or empty buffers only
-                return;
-            }
-            if (unsent > 0) {
-                incompleteWrite(true);
-                return;
-            }
-        }
-        incompleteWrite(false);
-    }
-
-    private void failAll(ChannelOutboundBuffer in, IOException cause) {
-        while (in.current() != null) {
-            in.remove(cause);
-        }
-        clearOpWrite();
-    }
-
-    /** True while bytes the peer sent are still in UDT's receive buffer, or its end of stream is undelivered. */
-    private boolean hasUnreadInput() {
-        if (inputShutdown) {
-            return false;
-        }
-        if (reader.finReceived()) {
-            return true;
-        }
-        try {
-            return socket.getOption(OptionUDT.UDT_RCVDATA) > 0;
-        } catch (ExceptionUDT | RuntimeException gone) {
-            return false;
-        }
-    }
-
-    private void writeMessages(ChannelOutboundBuffer in) throws Exception {
-        int max = config.settings().maxMessageSize;
-        int spins = config.getWriteSpinCount();
-        while (spins > 0) {
-            Object msg = in.current();
-            if (msg == null) {
-                clearOpWrite();
-                return;
-            }
-            if (!(msg instanceof ByteBuf)) {
-                in.remove(new UnsupportedOperationException("UDT message mode carries ByteBufs, not " + msg.getClass().getName()));
-                continue;
-            }
-            ByteBuf buf = (ByteBuf) msg;
-            if (!buf.isReadable()) {
-                in.remove();
-                continue;
-            }
-            if (buf.readableBytes() > max) {
-                in.remove(new IllegalArgumentException("UDT message of " + buf.readableBytes()
-                        + " bytes exceeds MAX_MESSAGE_SIZE (" + max + ")"));
-                continue;
-            }
-            int sent = doWriteBytes(buf);
-            if (sent == 0) {
-                incompleteWrite(true);
-                return;
-            }
-            in.progress(sent);
-            in.remove();
-            spins--;
-        }
-        incompleteWrite(false);
+        endpoint.afterCall(this);
     }
 
     @Override
-    protected int doWriteBytes(ByteBuf buf) throws Exception {
-        return writer.write(buf, alloc());
-    }
-
-    // ------------------------------------------------------------------ lost readiness events
-
-    private static final int UDT_EPOLL_IN = 0x1;
-    private static final int UDT_EPOLL_OUT = 0x4;
-    private LostEventCheck lostEvents;
-
-    /** A receive emptied UDT's buffer or a send filled it: see {@link LostEventCheck}. */
-    private void armLostEventCheck() {
-        if (lostEvents == null) {
-            lostEvents = new LostEventCheck(eventLoop(), this::recoverLostEvents);
+    protected Object filterOutboundMessage(Object msg) throws ClosedChannelException {
+        if (outputShutdown || lingering != null && lingering.endQueued()) {
+            throw new ClosedChannelException(); // past the end of the stream
         }
-        lostEvents.arm();
-    }
-
-    /**
-     * Asks UDT what the socket is ({@code UDT_EVENT}, computed from its buffers rather than from its epoll
-     * sets) and reads or flushes where the channel waits for an event that state should have raised.
-     */
-    private void recoverLostEvents() {
-        SelectionKey key = selectionKey();
-        if (!isOpen() || !connected || key == null || !key.isValid()) {
-            return;
+        if (msg instanceof ByteBuf buf) {
+            if (settings.isMessageMode() && buf.readableBytes() > settings.maxMessageSize) {
+                throw new IllegalArgumentException("a UDT message of " + buf.readableBytes() + " bytes exceeds MAX_MESSAGE_SIZE ("
+                        + settings.maxMessageSize + ")");
+            }
+            return msg;
         }
-        int state;
-        try {
-            state = socket.getOption(OptionUDT.UDT_EVENT);
-        } catch (ExceptionUDT | RuntimeException gone) {
-            return;
+        if (msg instanceof FileRegion) {
+            if (settings.isMessageMode()) {
+                throw new UnsupportedOperationException("UDT message mode writes ByteBufs (each one message), not FileRegions");
+            }
+            return msg;
         }
-        int interest = key.interestOps();
-        if ((state & UDT_EPOLL_OUT) != 0 && (interest & SelectionKey.OP_WRITE) != 0) {
-            ((NioUnsafe) unsafe()).forceFlush();
-        }
-        if ((state & UDT_EPOLL_IN) != 0 && (interest & SelectionKey.OP_READ) != 0 && isOpen()) {
-            ((NioUnsafe) unsafe()).read();
-        }
+        throw new UnsupportedOperationException("UDT channels write ByteBuf or FileRegion, got " + msg.getClass().getName());
     }
 
     @Override
-    protected long doWriteFileRegion(FileRegion region) throws Exception {
-        long position = region.transferred();
-        return region.transferTo(new WritableByteChannel() {
-            @Override
-            public int write(ByteBuffer src) throws IOException {
-                return writer.write(src);
-            }
-
-            @Override
-            public boolean isOpen() {
-                return udt.isOpen();
-            }
-
-            @Override
-            public void close() {
-            }
-        }, position);
+    protected void doShutdownOutput() {
+        if (settings.mode != UdtSettings.StreamMode.FRAMED) {
+            throw new UnsupportedOperationException("UDT " + (settings.mode == UdtSettings.StreamMode.RAW ? "raw stream" : "message mode")
+                    + " cannot half-close: UDT has no way to end one direction of a connection. The default framed"
+                    + " stream mode (Ferry at both ends) can; otherwise close the channel");
+        }
+        if (!outputShutdown && connection != null) {
+            outputShutdown = true;
+            connection.write(UdtFraming.endOfStream(alloc()));
+            framingSent(UdtFraming.HEADER);
+            connection.flush(endpoint.now());
+            endpoint.afterCall(this);
+        }
     }
 
-    // ------------------------------------------------------------------ half-close
+    // ------------------------------------------------------------------ DuplexChannel
 
     @Override
-    public boolean isInputShutdown() {
-        return inputShutdown || !isActive();
+    protected boolean hasConnection() {
+        return connection != null;
     }
 
     @Override
-    protected boolean isInputShutdown0() {
-        return isInputShutdown();
+    protected void shutdownInput0(ChannelPromise promise) {
+        inputShutdown = true;
+        releaseInbound();
+        endpoint.afterCall(this);
+        promise.setSuccess();
     }
 
     @Override
@@ -521,201 +334,282 @@ public final class UdtSocketChannel extends AbstractNioByteChannel implements So
     }
 
     @Override
-    public boolean isShutdown() {
-        return isInputShutdown() && isOutputShutdown();
+    protected void shutdownOutput0(ChannelPromise promise) {
+        ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
     }
 
-    @Override
-    public ChannelFuture shutdownInput() {
-        return shutdownInput(newPromise());
+    void framingSent(int bytes) {
+        framingBytes += bytes;
     }
 
-    @Override
-    public ChannelFuture shutdownInput(ChannelPromise promise) {
-        runOnLoop(() -> {
-            if (!connected) {
-                promise.setFailure(new java.nio.channels.NotYetConnectedException());
-                return;
-            }
-            // UDT cannot stop its peer from sending; Ferry stops reading and drops what still arrives.
-            inputShutdown = true;
-            promise.setSuccess();
-        });
-        return promise;
+    /** Whether the stream end was written (by a half-close or a lingering close). */
+    boolean endWritten() {
+        return outputShutdown;
     }
 
-    @Override
-    public ChannelFuture shutdownOutput() {
-        return shutdownOutput(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        runOnLoop(() -> {
-            if (!connected) {
-                promise.setFailure(new java.nio.channels.NotYetConnectedException());
-            } else {
-                ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
-            }
-        });
-        return promise;
-    }
-
-    @Override
-    public ChannelFuture shutdown() {
-        return shutdown(newPromise());
-    }
-
-    @Override
-    public ChannelFuture shutdown(ChannelPromise promise) {
-        return io.ferry.transport.spi.AbstractStreamChannel.shutdownBoth(this, promise);
-    }
-
-    @Override
-    protected void doShutdownOutput() throws Exception {
-        if (mode != UdtSettings.StreamMode.FRAMED) {
-            throw new UnsupportedOperationException("UDT " + (mode == UdtSettings.StreamMode.RAW ? "raw stream" : "message mode")
-                    + " cannot half-close: UDT has no way to end one direction of a connection. The default framed"
-                    + " stream mode (Ferry at both ends) can; otherwise close the channel");
-        }
+    /** Marks the end of the stream written by a lingering close. */
+    void markEndWritten() {
         outputShutdown = true;
-        sendFinFromLoop();
     }
 
-    private void sendFinFromLoop() {
-        if (!isOpen()) {
-            return;
-        }
-        boolean sent;
-        try {
-            sent = trySendFin();
-        } catch (IOException e) {
-            close();
-            return;
-        }
-        if (!sent) {
-            eventLoop().schedule(this::sendFinFromLoop, 1, TimeUnit.MILLISECONDS);
-        }
-    }
+    // ------------------------------------------------------------------ abort, linger, statistics
 
-    /** Sends the end-of-stream frame once; false if UDT's send buffer has no room yet. */
-    boolean trySendFin() throws IOException {
-        return writer.trySendFin();
-    }
-
-    private void runOnLoop(Runnable task) {
-        EventLoop loop = eventLoop();
-        if (loop.inEventLoop()) {
-            task.run();
-        } else {
-            loop.execute(task);
-        }
-    }
-
-    // ------------------------------------------------------------------ close
-
-    /** Closes at once: unsent data is dropped and the peer sees a reset, not an end of stream. */
     ChannelFuture abort() {
-        aborting = true;
-        return close();
+        return abortOnLoop();
     }
 
-    @Override
-    protected AbstractNioUnsafe newUnsafe() {
-        return new UdtUnsafe();
-    }
-
-    private final class UdtUnsafe extends NioByteUnsafe {
-        /**
-         * A graceful close first lets the channel's own buffer drain into UDT, then ends the stream and
-         * lets UDT deliver what it holds (see {@link #prepareToClose()}); the promises of every close
-         * call complete when that is over, failed with {@link UndeliveredDataException} if the linger
-         * ran out or the connection broke first.
-         */
-        @Override
-        public void close(ChannelPromise promise) {
-            if (closing != null) {
-                // Netty's own void-promise closes (a failed read, say) are not a user's: they close now
-                if (promise.isVoid() || !closing.waiting.join(promise)) {
-                    super.close(promise);
-                }
-                return;
-            }
-            Duration linger = config.lingerDuration();
-            boolean graceful = !aborting && connected && isOpen() && socket.status() == StatusUDT.CONNECTED && !linger.isZero();
-            closing = new UdtLinger(UdtSocketChannel.this, promise, linger);
-            if (!graceful) {
-                closing.closeAndComplete();
-                return;
-            }
-            flush(); // what was written but not flushed belongs to the stream too
-            closing.drainThenClose();
+    private void abort0(ChannelPromise promise) {
+        if (connection != null && connection.phase() != UdtConnection.Phase.CLOSED) {
+            connection.abort(endpoint.now());
+            endpoint.afterCall(this);
         }
+        unsafe().close(promise);
+    }
 
-        void closeNow(ChannelPromise promise) {
-            super.close(promise);
-        }
+    private void startLingering(ChannelPromise promise) {
+        lingering = new UdtLinger(this, promise, config.getLinger());
+        releaseInbound();
+        lingering.start();
+    }
 
-        /**
-         * The close itself runs on the event loop once UDT has every byte acknowledged or the linger
-         * time is up, checked every millisecond without blocking the loop.
-         */
-        @Override
-        protected Executor prepareToClose() {
-            if (aborting || !connected || !isOpen() || socket.status() != StatusUDT.CONNECTED || closing == null
-                    || closing.linger.isZero()) {
-                return null;
+    boolean isLingering(UdtLinger l) {
+        return lingering == l;
+    }
+
+    void closeNow(ChannelPromise promise) {
+        ((StreamUnsafe) unsafe()).closeNow(promise);
+    }
+
+    TransportStatistics statistics() {
+        return statistics.get();
+    }
+
+    private TransportStatistics takeStatistics(TransportStatistics last) {
+        TransportStatistics.Builder b = TransportStatistics.builder(UdtTransport.NAME, implementation());
+        UdtConnection c = connection;
+        if (c != null && c.payloadBytes() > 0) {
+            b.bytesSent(Math.max(0, c.bytesSent() - framingBytes)).bytesReceived(framing.payloadBytes()).retransmissions(c.packetsResent()).packetsLost(c.packetsReportedLost())
+                    .smoothedRttMicros(c.rttMicros()).rttVarianceMicros(c.rttVarianceMicros())
+                    .congestionWindowBytes(Math.min(Integer.MAX_VALUE, c.congestionControl().cwndBytes()));
+            if (c.capacityPacketsPerSecond() > 0) {
+                b.estimatedBandwidth((long) c.capacityPacketsPerSecond() * c.payloadBytes());
             }
-            removeAndSubmit(readOps); // like a closed TCP socket, nothing more is read
-            long deadline = closing.deadlineNanos;
-            UdtLinger c = closing;
-            return closeTask -> c.lingerThen(deadline, closeTask);
+            if (c.pacingRateBytesPerSecond() > 0 && c.pacingRateBytesPerSecond() != Long.MAX_VALUE) {
+                b.sendRate(c.pacingRateBytesPerSecond());
+            }
+        }
+        return b.build();
+    }
+
+    private TransportStatistics emptyStatistics() {
+        return TransportStatistics.builder(UdtTransport.NAME, implementation()).build();
+    }
+
+    private String implementation() {
+        return endpoint == null ? transport.io().name() : endpoint.implementation();
+    }
+
+    // ------------------------------------------------------------------ inbound delivery
+
+    private void deliverInbound() {
+        drainInbound();
+        inbound.closeIfOver(coreClosed);
+    }
+
+    private void drainInbound() {
+        if (inbound.drain()) {
+            endpoint.afterCall(this);
         }
     }
 
-    /** The socket's close drops what UDT still holds (LINGER zero): an abort, or a linger that gave up. */
-    void dropUnsent() throws ExceptionUDT {
-        socket.setOption(OptionUDT.UDT_LINGER, LingerUDT.LINGER_ZERO);
+    boolean acceptsInbound() {
+        return open && lingering == null;
     }
 
-    @Override
-    protected void doClose() throws Exception {
+    void endOfInput() {
+        endInput();
+    }
+
+    private void releaseInbound() {
+        inbound.release();
+    }
+
+    /** The application consumed {@code bytes}: they leave the connection's receive buffer. */
+    void consumed(int bytes) {
+        if (connection != null) {
+            connection.consumed(bytes, endpoint.now());
+        }
+    }
+
+    /** Starts the handshake once the endpoint's socket is ready; on the event loop. */
+    void startConnect(UdtEndpoint endpoint, InetSocketAddress remote) {
+        this.endpoint = endpoint;
+        this.remote = remote;
+        int id = endpoint.newSocketId();
+        int isn = ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
+        boolean ipv6 = remote.getAddress() instanceof java.net.Inet6Address;
+        var protocol = settings.protocol(ipv6, alloc());
+        UdtConnection c = settings.rendezvous
+                ? UdtConnection.rendezvous(protocol, id, isn, remote.getAddress(), endpoint.now())
+                : UdtConnection.connect(protocol, id, isn, remote.getAddress(), endpoint.now());
+        attach(c);
+        endpoint.register(this);
+        endpoint.afterCall(this);
+    }
+
+    /** An accepted connection: the core answered the request already. */
+    void accepted(UdtEndpoint endpoint, Handshake request, int socketId, long now) {
+        boolean ipv6 = remote.getAddress() instanceof java.net.Inet6Address;
+        attach(UdtConnection.accept(settings.protocol(ipv6, alloc()), socketId, request, remote.getAddress(), now));
+    }
+
+    void connectFailed(Throwable cause) {
+        failConnect(cause);
+    }
+
+    /** Collects what the core produced: datagrams to the endpoint, events and bytes to the pipeline. */
+    void collect() {
+        if (connection == null) {
+            return;
+        }
+        if (collecting) {
+            collectAgain = true;
+            return;
+        }
+        collecting = true;
         try {
-            if (connected) {
-                monitor.read(); // the monitor's last figures, while the socket still has them
-            }
-            if (aborting || !connected) {
-                dropUnsent();
-            }
-        } catch (ExceptionUDT | RuntimeException ignore) {
-            // closing regardless
+            do {
+                collectAgain = false;
+                connection.collect(sink);
+            } while (collectAgain);
         } finally {
-            UdtRuntime.closeAndRelease(udt, released);
+            collecting = false;
+        }
+        if (lingering != null) {
+            lingering.progress();
         }
     }
 
-    // ------------------------------------------------------------------ rate control and statistics
+    // ------------------------------------------------------------------ the core's events
 
-    /** The rate control's state, for logs and tests; null unless {@code ferry} paces this channel. */
-    String pacingState() {
-        return pacer == null ? null : pacer.toString();
-    }
-
-    /** A snapshot from UDT's performance monitor; after the close, its last figures. */
-    TransportStatistics statistics(String transport) {
-        TransportStatistics.Builder b = TransportStatistics.builder(transport, mode.name().toLowerCase(java.util.Locale.ROOT));
-        ByteCountingHandler counter = ByteCountingHandler.of(this);
-        if (counter != null) {
-            b.bytesSent(counter.bytesSent()).bytesReceived(counter.bytesReceived());
+    void onConnected() {
+        boolean wasActive = active;
+        active = true;
+        ChannelPromise promise = takeConnectPromise();
+        if (promise != null) {
+            if (promise.trySuccess()) {
+                pipeline().fireChannelActive();
+            }
+        } else if (!wasActive && parent() != null && isRegistered()) {
+            pipeline().fireChannelActive(); // registered before its handshake's answer was collected
         }
-        return monitor.addTo(b, isOpen()).build();
     }
 
-    private static InetSocketAddress remoteOf(SocketUDT socket) {
+    void onData(ByteBuf data) {
+        if (!open || inputShutdown || lingering != null) {
+            int n = data.readableBytes();
+            data.release();
+            connection.consumed(n, endpoint.now());
+            return;
+        }
         try {
-            return socket.getRemoteSocketAddress();
-        } catch (ExceptionUDT e) {
-            return null;
+            framing.decode(data, inbound, this::consumed);
+        } catch (IOException malformed) {
+            pipeline().fireExceptionCaught(malformed);
+            connection.abort(endpoint.now());
+            return;
+        }
+        deliverInbound();
+    }
+
+    void onEndOfStream() {
+        if (!open) {
+            return;
+        }
+        if (!framing.endSeen()) {
+            if (settings.mode == UdtSettings.StreamMode.FRAMED && active && lingering == null && !inputShutdown) {
+                drainInbound();
+                pipeline().fireExceptionCaught(new IOException("UDT connection with " + remote
+                        + " reset: the peer went away without ending its stream"));
+                releaseInbound();
+                return;
+            }
+            inbound.add(ReadLoop.END);
+        }
+        deliverInbound();
+    }
+
+    void onWritabilityChanged(boolean writable) {
+        if (writable && open && active) {
+            ((StreamUnsafe) unsafe()).resumeWrites();
+        }
+    }
+
+    void onClosed(Throwable causeOrNull) {
+        coreClosed = true;
+        if (connectPromise != null && !connectPromise.isDone()) {
+            failConnect(connectFailure(causeOrNull));
+            return;
+        }
+        if (!open) {
+            return;
+        }
+        if (causeOrNull != null && active && lingering == null) {
+            drainInbound();
+            pipeline().fireExceptionCaught(causeOrNull instanceof UdtException u ? new IOException(u.getMessage(), u) : causeOrNull);
+            releaseInbound();
+        }
+        inbound.closeIfOver(true);
+    }
+
+    private Throwable connectFailure(Throwable cause) {
+        if (cause instanceof UdtException e && e.getMessage().contains("refused")) {
+            ConnectException refused = new ConnectException("Connection refused by the UDT peer at " + remote + ": " + e.getMessage());
+            refused.initCause(e);
+            return refused;
+        }
+        return cause == null ? new ClosedChannelException() : cause;
+    }
+
+    private final class UdtUnsafe extends StreamUnsafe {
+        @Override
+        protected String protocol() {
+            return "UDT";
+        }
+
+        @Override
+        protected boolean connectionStarted() {
+            return connection != null;
+        }
+
+        @Override
+        protected void startConnect(InetSocketAddress remote) {
+            transport.openClientEndpoint(UdtSocketChannel.this, remote);
+        }
+
+        @Override
+        protected GracefulClose lingering() {
+            return lingering == null ? null : lingering.waiting;
+        }
+
+        @Override
+        protected boolean canLinger() {
+            return connection != null && connection.phase() == UdtConnection.Phase.CONNECTED;
+        }
+
+        @Override
+        protected java.time.Duration linger() {
+            return config.getLinger();
+        }
+
+        @Override
+        protected void startLingering(ChannelPromise promise) {
+            UdtSocketChannel.this.startLingering(promise);
+        }
+
+        @Override
+        protected void abort(ChannelPromise promise) {
+            abort0(promise);
         }
     }
 }

@@ -18,7 +18,7 @@ public final class UdtTransportProvider implements TransportProvider {
         return List.of(UdtTransport.NAME);
     }
 
-    /** @throws io.ferry.transport.TransportUnavailableException on a platform barchart-udt has no native library for */
+    /** UDT in Java on Ferry's own engine: available wherever the JVM runs. */
     @Override
     public Transport create() {
         return new UdtTransport();

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The conformance suite over UDT on loopback, found through ServiceLoader as users find it. */
 class UdtConformanceTest extends TransportConformanceTest {
@@ -30,6 +31,6 @@ class UdtConformanceTest extends TransportConformanceTest {
     @Test
     void suiteRunsOnFerrysOwnUdtChannels() {
         UdtTransport udt = assertInstanceOf(UdtTransport.class, ferry.transport("udt"));
-        assertEquals("udt/barchart-udt", udt.toString());
+        assertTrue(udt.toString().equals("udt/epoll") || udt.toString().equals("udt/nio"), udt.toString());
     }
 }

@@ -9,8 +9,8 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Run in a child JVM by the tests. {@code transfer}: moves 1 MiB over UDT, closes everything and
- * returns from main, so the JVM must exit by itself. {@code unavailable}: tries UDT and prints the error.
+ * Run in a child JVM by the tests. {@code transfer}: moves 1 MiB over UDT, closes everything, lists
+ * the native UDT libraries the process maps and returns from main, so the JVM must exit by itself.
  * {@code vanish PORT}: a peer that ends its side, reads a reply and is then killed.
  */
 public final class UdtExitProbe {
@@ -19,15 +19,6 @@ public final class UdtExitProbe {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 1 && args[0].equals("unavailable")) {
-            try (Transports ferry = Transports.create()) {
-                ferry.connect("udt://127.0.0.1:9", new ChannelInboundHandlerAdapter());
-                System.out.println("UNEXPECTED: udt loaded");
-            } catch (RuntimeException e) {
-                System.out.println("error: " + e.getMessage());
-            }
-            return;
-        }
         if (args.length == 2 && args[0].equals("vanish")) {
             vanish(Integer.parseInt(args[1]));
             return;
@@ -42,7 +33,8 @@ public final class UdtExitProbe {
         client.close().sync();
         server.close().sync();
         ferry.close();
-        System.out.println("transferred " + received.all.get().length + " bytes; UDT runtime running: " + UdtRuntime.isRunning());
+        System.out.println("transferred " + received.all.get().length + " bytes");
+        System.out.println("native UDT libraries mapped: " + nativeUdtLibraries());
     }
 
     /**
@@ -61,5 +53,17 @@ public final class UdtExitProbe {
         System.out.println("READ 64");
         System.out.flush();
         Thread.sleep(60_000);
+    }
+
+    /** Mapped files of this process that look like a UDT native library (barchart's, libudt), or "none". */
+    static String nativeUdtLibraries() throws java.io.IOException {
+        java.util.Set<String> found = new java.util.TreeSet<>();
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/maps"))) {
+            String lower = line.toLowerCase(java.util.Locale.ROOT);
+            if (lower.contains("udt") && (lower.contains(".so") || lower.contains("barchart"))) {
+                found.add(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return found.isEmpty() ? "none" : String.join(", ", found);
     }
 }

@@ -1,6 +1,5 @@
 package io.ferry.transport.udt;
 
-import com.barchart.udt.OptionUDT;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.FerryChannels;
@@ -23,8 +22,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -59,11 +56,9 @@ class UdtRateControlTest {
             UdtSocketChannel client = (UdtSocketChannel) connect(server, options);
             client.writeAndFlush(Unpooled.wrappedBuffer(new byte[64 << 10])).sync();
             received.all.get(20, TimeUnit.SECONDS);
-            if ("udt".equals(cc)) {
-                assertNull(client.pacingState(), "udt: UDT4's own control, nothing of Ferry's paces");
-            } else {
-                assertNotNull(client.pacingState(), (cc == null ? "the default" : cc) + ": Ferry's rate control paces");
-            }
+            String expected = "udt".equals(cc) ? io.ferry.transport.udt.proto.cc.UdtDaimd.NAME : io.ferry.transport.udt.proto.cc.FerryRateControl.NAME;
+            String running = client.eventLoop().submit(() -> client.connection().congestionControl().name()).get();
+            assertEquals(expected, running, (cc == null ? "the default" : cc) + " runs " + expected);
             client.close().sync();
             server.close().sync();
         }
@@ -81,14 +76,17 @@ class UdtRateControlTest {
         long start = System.nanoTime();
         client.writeAndFlush(Unpooled.wrappedBuffer(new byte[size]));
         long highest = 0;
-        // samples the pace UDT is given every 20 ms until the transfer's own completion ends the loop
+        // samples the pace every 20 ms until the transfer's own completion ends the loop
         while (!received.all.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
-            highest = Math.max(highest, client.socketUDT().getOption(OptionUDT.UDT_MAXBW));
+            highest = Math.max(highest, client.eventLoop().submit(() -> {
+                long r = client.connection().pacingRateBytesPerSecond();
+                return r == Long.MAX_VALUE ? 0 : r;
+            }).get());
             Thread.sleep(20);
         }
         received.all.get(1, TimeUnit.SECONDS);
         double seconds = (System.nanoTime() - start) / 1e9;
-        assertTrue(highest <= ceiling, "UDT_MAXBW stayed at or below the ceiling: " + highest);
+        assertTrue(highest <= ceiling, "the pace stayed at or below the ceiling: " + highest);
         // 3 MB of payload at 2 MB/s of packets (headers counted) needs at least 1.5 s; a machine can only be slower
         assertTrue(seconds >= 1.4, "3 MB took " + seconds + " s at a 2 MB/s ceiling");
         client.close().sync();
@@ -109,10 +107,10 @@ class UdtRateControlTest {
                     ChannelOptions.builder().set(FerryChannelOption.CONNECT_TIMEOUT, java.time.Duration.ofSeconds(30)).build())
                     .sync().channel();
             client.writeAndFlush(Unpooled.wrappedBuffer(payload));
-            // UDT4's own control cuts its rate on every loss report and moves a few kB/s here
             assertArrayEquals(payload, received.all.get(120, TimeUnit.SECONDS), "2 MiB arrived intact");
             assertTrue(relay.dropped() > 0, "the relay dropped packets: " + relay.dropped());
-            assertNotNull(((UdtSocketChannel) client).pacingState(), "Ferry's control paced it");
+            UdtSocketChannel udt = (UdtSocketChannel) client;
+            assertEquals("ferry", udt.eventLoop().submit(() -> udt.connection().congestionControl().name()).get(), "Ferry's control paced it");
             // what is measured here is the transfer; a graceful close through 25 % loss can outlast its
             // linger waiting for the acknowledgement of the end of stream (the close tests cover closing)
             FerryChannels.abort(client).sync();

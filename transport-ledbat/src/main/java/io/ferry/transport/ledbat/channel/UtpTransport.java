@@ -156,15 +156,8 @@ public final class UtpTransport implements Transport {
 
     /** Opens a registered listener's UDP sockets (one per loop it gets) on {@code local}; completes {@code bound}. */
     void openListener(UtpServerChannel server, InetSocketAddress local, ChannelPromise bound) {
-        openListener(server, local, bound, PORT_CLAIM_ATTEMPTS);
+        openListener(server, local, bound, UdpIo.PORT_CLAIM_ATTEMPTS);
     }
-
-    /**
-     * Times a listener on port 0 tries another port when one it claimed was taken before its sockets bound
-     * it: the claim's probe socket closes first, and a socket that binds port 0 meanwhile (anywhere on the
-     * machine) may get the same port (a CI run of Netty's suite saw "Address already in use" so).
-     */
-    static final int PORT_CLAIM_ATTEMPTS = 5;
 
     private void openListener(UtpServerChannel server, InetSocketAddress requested, ChannelPromise bound, int attempts) {
         UtpSettings settings = server.childSettings();
@@ -174,7 +167,7 @@ public final class UtpTransport implements Transport {
         InetSocketAddress local = requested;
         if (shared) {
             try {
-                local = claimFreeAddress(requested);
+                local = UdpIo.claimFreeAddress(requested, "uTP");
             } catch (java.io.IOException e) {
                 server.close();
                 bound.setFailure(e);
@@ -187,7 +180,7 @@ public final class UtpTransport implements Transport {
         sockets.add(first.channel());
         first.addListener(s -> {
             if (!s.isSuccess()) {
-                if (mayRetry && taken(s.cause())) {
+                if (mayRetry && UdpIo.isAddressTaken(s.cause())) {
                     server.eventLoop().execute(() -> openListener(server, requested, bound, attempts - 1));
                     return;
                 }
@@ -217,7 +210,7 @@ public final class UtpTransport implements Transport {
                         return;
                     }
                     opened.forEach(o -> o.channel().close());
-                    if (mayRetry && taken(d.cause())) {
+                    if (mayRetry && UdpIo.isAddressTaken(d.cause())) {
                         openListener(server, requested, bound, attempts - 1);
                         return;
                     }
@@ -226,30 +219,6 @@ public final class UtpTransport implements Transport {
                 });
             });
         });
-    }
-
-    /** Whether a bind failed because another socket holds the address. */
-    private static boolean taken(Throwable cause) {
-        return cause instanceof java.net.BindException
-                || (cause != null && String.valueOf(cause.getMessage()).contains("Address already in use"));
-    }
-
-    /**
-     * SO_REUSEPORT, which a listener's sockets share their port with, lets any socket of the same user bind
-     * a port another reuseport socket holds, and {@code bind(0)} even picks such a port (2 of 200 binds
-     * here): the kernel would then split this listener's SYNs with another listener (Netty's own suite saw
-     * a connect refused by the other, closed, one). A plain bind first proves the address free, as TCP's
-     * bind does, and settles the port that 0 asks for; the listener's sockets bind it right after.
-     */
-    static InetSocketAddress claimFreeAddress(InetSocketAddress local) throws java.io.IOException {
-        try (java.net.DatagramSocket probe = new java.net.DatagramSocket(null)) {
-            probe.bind(local);
-            return new InetSocketAddress(local.getAddress(), probe.getLocalPort());
-        } catch (java.net.BindException e) {
-            java.net.BindException named = new java.net.BindException("uTP cannot listen on " + local + ": " + e.getMessage());
-            named.initCause(e);
-            throw named;
-        }
     }
 
     /** The event loops a listener receives on: its own first, then as many others as it gets sockets. */

@@ -5,7 +5,6 @@ import com.barchart.udt.TypeUDT;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.Transports;
 import io.ferry.transport.udt.UdtChannelOption;
-import io.ferry.transport.udt.UdtRuntime;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -74,7 +73,7 @@ public final class UdtLoopbackBenchmark {
         }
         List<Run> compare = new ArrayList<>();
         Map<Integer, Double> sweep = new LinkedHashMap<>();
-        try (Transports ferry = Transports.create(); UdtRuntime.Hold hold = UdtRuntime.hold()) {
+        try (Transports ferry = Transports.create()) {
             rawBarchart(64L << 20);
             ferry(ferry, "udt", 64L << 20, ChannelOptions.empty());
             ferry(ferry, "tcp", 64L << 20, ChannelOptions.empty());

@@ -115,7 +115,7 @@ public final class UdtDaimd implements CongestionControl, UdtRateFeedback {
     }
 
     @Override
-    public void onLossReport(long firstLost, long sentUpTo) {
+    public void onLossReport(long firstLost, long lostCount, long sentUpTo) {
         if (slowStart) {
             leaveSlowStart();
             if (latestArrivalRate > 0) {
@@ -143,7 +143,7 @@ public final class UdtDaimd implements CongestionControl, UdtRateFeedback {
 
     @Override
     public boolean onLoss(long nowNanos, long smoothedRttNanos) {
-        onLossReport(Long.MAX_VALUE, Long.MAX_VALUE - 1);
+        onLossReport(Long.MAX_VALUE, 1, Long.MAX_VALUE - 1);
         return true;
     }
 

@@ -20,9 +20,10 @@ public interface UdtRateFeedback {
      * A NAK arrived.
      *
      * @param firstLost the lowest sequence count it reports
+     * @param lostCount how many packets it reports
      * @param sentUpTo  the highest sequence count sent so far
      */
-    void onLossReport(long firstLost, long sentUpTo);
+    void onLossReport(long firstLost, long lostCount, long sentUpTo);
 
     /** The largest window the flow control allows, in packets. */
     void setMaxWindowPackets(int packets);

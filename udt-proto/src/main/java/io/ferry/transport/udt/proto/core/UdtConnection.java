@@ -66,6 +66,7 @@ public final class UdtConnection {
     private final long connectDeadlineNanos;
     private int peerId;
     private int payloadBytes;
+    private int negotiatedMss;
     private UdtSender sender;
     private UdtReceiver receiver;
     private CongestionControl cc;
@@ -83,6 +84,10 @@ public final class UdtConnection {
     private boolean writable = true;
     private boolean endOfStream;
     private long unacknowledgedAtShutdown;
+    private long maxBandwidth = -1;
+    private int capacityPackets;
+    private long lossReports;
+    private long lastPacingRate;
 
     private UdtConnection(UdtConfig config, Role role, int socketId, Handshake handshake, long nowNanos) {
         this.config = config;
@@ -143,7 +148,8 @@ public final class UdtConnection {
 
     private void established(int peer, int mss, int peerFlowWindow, int sendIsn, int receiveIsn, long nowNanos) {
         peerId = peer;
-        payloadBytes = config.withMss(Math.min(mss, config.mss())).payloadBytes();
+        negotiatedMss = Math.min(mss, config.mss());
+        payloadBytes = config.withMss(negotiatedMss).payloadBytes();
         sender = new UdtSender(config, payloadBytes, sendIsn, Math.max(2, peerFlowWindow));
         receiver = new UdtReceiver(this, config, payloadBytes, receiveIsn);
         cc = config.congestionControl().create(new CongestionParameters(payloadBytes, 100_000));
@@ -277,8 +283,14 @@ public final class UdtConnection {
             rttVarMicros = (int) ((rttVarMicros * 3L + Math.abs((long) rtt - rttMicros)) >> 2);
             rttMicros = (int) ((rttMicros * 7L + rtt) >> 3);
         }
-        if (body >= 24 && cc instanceof UdtRateFeedback f) {
-            f.onPeerRates(UdtPacket.bodyWord(p, 4), UdtPacket.bodyWord(p, 5));
+        if (body >= 24) {
+            int link = UdtPacket.bodyWord(p, 5);
+            if (link > 0) {
+                capacityPackets = link;
+            }
+            if (cc instanceof UdtRateFeedback f) {
+                f.onPeerRates(UdtPacket.bodyWord(p, 4), link);
+            }
         }
         cc.onDelaySample(rtt, nowNanos);
         onAcked(ack > sender.lastAck() ? sender.onAck(ack) : 0, rtt > 0 ? rtt * 1000L : -1, nowNanos);
@@ -289,11 +301,12 @@ public final class UdtConnection {
     }
 
     private void onNak(ByteBuf p, long nowNanos) {
-        long[] lowest = {Long.MAX_VALUE};
+        long[] lowest = {Long.MAX_VALUE, 0};
         long near = sender.lastAck();
         boolean ok = LossList.read(p, p.readerIndex() + UdtPacket.HEADER_BYTES, UdtPacket.bodyLength(p) / 4, (first, last) -> {
             long f = SeqNumbers.widen(first, near);
             long l = SeqNumbers.widen(last, f);
+            lowest[1] += Math.max(0, l - f + 1);
             if (sender.onLoss(f, l) > 0 || f >= near) {
                 lowest[0] = Math.min(lowest[0], f);
             }
@@ -301,8 +314,9 @@ public final class UdtConnection {
         if (!ok || lowest[0] == Long.MAX_VALUE) {
             return;
         }
+        lossReports += lowest[1];
         if (cc instanceof UdtRateFeedback f) {
-            f.onLossReport(lowest[0], sender.next() - 1);
+            f.onLossReport(lowest[0], lowest[1], sender.next() - 1);
         } else {
             cc.onLoss(nowNanos, rttMicros * 1000L);
         }
@@ -318,6 +332,15 @@ public final class UdtConnection {
         endOfStream = true;
         out.event(END_OF_STREAM);
         finish(null);
+    }
+
+    /**
+     * Caps the sending rate, whatever the congestion control says (UDT4's {@code UDT_MAXBW}).
+     *
+     * @param bytesPerSecond bytes of packets per second, or -1 for no cap
+     */
+    public void setMaxBandwidth(long bytesPerSecond) {
+        maxBandwidth = bytesPerSecond;
     }
 
     /** Bytes of ours the peer had not acknowledged when its shutdown arrived (0 if it did not shut down). */
@@ -434,6 +457,7 @@ public final class UdtConnection {
         trySend(nowNanos);
         if (phase == Phase.CLOSING && (sender.isDrained() || nowNanos >= lingerDeadlineNanos)) {
             long unsent = sender.bufferedBytes();
+            receiver.finalAck(nowNanos, rttMicros, rttVarMicros); // what the peer sent last is confirmed before we go
             sendShutdown();
             finish(unsent > 0 ? new UdtException("linger expired with " + unsent + " bytes unacknowledged") : null);
             return;
@@ -451,6 +475,10 @@ public final class UdtConnection {
         sendAtNanos = Long.MAX_VALUE;
         long window = Math.max(2, cc.cwndBytes() / payloadBytes);
         long rate = cc.pacingRateBytesPerSecond(rttMicros * 1000L);
+        if (maxBandwidth > 0) {
+            rate = Math.min(rate, maxBandwidth);
+        }
+        lastPacingRate = rate;
         boolean pairSecond = false;
         for (long seq; (seq = sender.peekNext((int) Math.min(Integer.MAX_VALUE, window))) >= 0; ) {
             if (!pairSecond && !pacer.canSend(nowNanos, rate)) {
@@ -607,6 +635,11 @@ public final class UdtConnection {
         return peerId;
     }
 
+    /** The MSS both sides use once connected (the smaller of theirs), 0 before. */
+    public int negotiatedMss() {
+        return negotiatedMss;
+    }
+
     /** Payload bytes per packet once connected. */
     public int payloadBytes() {
         return payloadBytes;
@@ -638,5 +671,40 @@ public final class UdtConnection {
 
     public long packetsReceived() {
         return receiver == null ? 0 : receiver.packetsReceived();
+    }
+
+    /** The RTT variance in microseconds. */
+    public int rttVarianceMicros() {
+        return rttVarMicros;
+    }
+
+    /** Payload bytes sent for the first time. */
+    public long bytesSent() {
+        return sender == null ? 0 : sender.bytesSent();
+    }
+
+    /** Packets the peer reported lost. */
+    public long packetsReportedLost() {
+        return lossReports;
+    }
+
+    /** The peer's latest link-capacity estimate, packets per second (0 before one came). */
+    public int capacityPacketsPerSecond() {
+        return capacityPackets;
+    }
+
+    /** The rate the sender paced at when it last sent, bytes per second ({@link Long#MAX_VALUE}: unpaced). */
+    public long pacingRateBytesPerSecond() {
+        return lastPacingRate;
+    }
+
+    /** Whether the connection is past its handshake and not closed (it may be closing). */
+    public boolean isEstablished() {
+        return phase == Phase.CONNECTED || phase == Phase.CLOSING;
+    }
+
+    /** Why it closed: null for a normal end (or not yet closed). */
+    public Throwable closeCause() {
+        return out.closeCause();
     }
 }

@@ -53,6 +53,7 @@ final class UdtReceiver {
     private boolean windowUpdate;
     private long packetsReceived;
     private long duplicates;
+    private long overflows;
 
     UdtReceiver(UdtConnection conn, UdtConfig config, int payloadBytes, long peerInitialSeq) {
         this.conn = conn;
@@ -70,8 +71,12 @@ final class UdtReceiver {
         int wire = UdtPacket.sequence(packet);
         long seq = SeqNumbers.widen(wire, highest);
         rates.onData(wire, nowNanos);
-        if (seq < buffer.base() || !buffer.fits(seq) || buffer.get(seq) != null) {
+        if (seq < buffer.base() || buffer.get(seq) != null) {
             duplicates++;
+            return;
+        }
+        if (!buffer.fits(seq) || seq - buffer.base() >= capacity - unconsumedPackets()) {
+            overflows++; // no room: what the application has not read fills the buffer (flow control, as UDT4's)
             return;
         }
         if (seq > highest + 1) {
@@ -164,8 +169,12 @@ final class UdtReceiver {
         }
     }
 
+    private long unconsumedPackets() {
+        return (unconsumedBytes + payloadBytes - 1) / payloadBytes;
+    }
+
     private int availablePackets() {
-        long held = highest + 1 - buffer.base() + (unconsumedBytes + payloadBytes - 1) / payloadBytes;
+        long held = highest + 1 - buffer.base() + unconsumedPackets();
         return (int) Math.max(2, capacity - held);
     }
 
@@ -210,6 +219,14 @@ final class UdtReceiver {
         conn.transmit(p);
         sinceAck = 0;
         lightAcks = 1;
+    }
+
+    /** Before a shutdown: a full ACK of whatever arrived since the last one, so the peer knows it was read. */
+    void finalAck(long nowNanos, int rttMicros, int rttVarMicros) {
+        if (ackPoint() > acked) {
+            windowUpdate = true;
+            onAckTimer(nowNanos, rttMicros, rttVarMicros);
+        }
     }
 
     private void sendLightAck() {
@@ -280,6 +297,11 @@ final class UdtReceiver {
 
     long duplicates() {
         return duplicates;
+    }
+
+    /** Packets dropped because the buffer was full of what the application had not consumed. */
+    long overflows() {
+        return overflows;
     }
 
     long lossSize() {

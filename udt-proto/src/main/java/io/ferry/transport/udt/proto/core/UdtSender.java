@@ -42,6 +42,7 @@ final class UdtSender {
     private int nextMessage = 1;
     private int flowWindow;
     private long packetsSent;
+    private long bytesSent;
     private long packetsResent;
 
     UdtSender(UdtConfig config, int payloadBytes, long initialSeq, int peerFlowWindow) {
@@ -113,6 +114,7 @@ final class UdtSender {
         unackedBytes += b.payload.readableBytes();
         unacked.put(next++, b);
         packetsSent++;
+        bytesSent += b.payload.readableBytes();
         return b;
     }
 
@@ -220,6 +222,10 @@ final class UdtSender {
 
     long packetsSent() {
         return packetsSent;
+    }
+
+    long bytesSent() {
+        return bytesSent;
     }
 
     long packetsResent() {

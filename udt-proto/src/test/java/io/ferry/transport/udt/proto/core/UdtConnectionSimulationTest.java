@@ -193,6 +193,33 @@ class UdtConnectionSimulationTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(longs = {31, 32, 33, 34, 35})
+    void ferryRateControlDeliversThroughAQuarterOfThePacketsLostEachWay(long seed) {
+        UdtConfig ferry = UdtConfig.defaults().withCongestionControl(io.ferry.transport.udt.proto.cc.FerryRateControl::new);
+        UdtSim.Path path = new UdtSim.Path(25 * MS, 100_000_000L, 1000, 0.25, 0, 0, seed);
+        UdtSim sim = UdtSim.clientServer(path, ferry, ferry);
+        try {
+            assertTrue(sim.runUntil(() -> sim.a.connected && sim.b.connected, 10 * S), "connected through 25 % loss");
+            long start = sim.now;
+            sim.b.keep = false;
+            byte[] chunk = pattern(1_400_000, seed);
+            for (int i = 0; i < 10; i++) {
+                sim.a.conn.write(Unpooled.wrappedBuffer(chunk));
+            }
+            sim.a.conn.flush(sim.now);
+            sim.a.drive();
+            assertTrue(sim.runUntil(() -> sim.b.bytes >= 2_800_000, start + 30 * S), "2.8 MB delivered");
+            long small = sim.now - start;
+            assertTrue(sim.runUntil(() -> sim.b.bytes >= 14_000_000, start + 60 * S), "14 MB delivered");
+            long large = sim.now - start;
+            System.out.printf("ferry through 25 %% loss each way, 50 ms RTT, seed %d: 2.8 MB in %.1f s, 14 MB in %.1f s%n",
+                    seed, small / 1e9, large / 1e9);
+        } finally {
+            sim.dispose();
+        }
+    }
+
     @Test
     void anIdleConnectionStaysUpOnKeepAlives() {
         UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());

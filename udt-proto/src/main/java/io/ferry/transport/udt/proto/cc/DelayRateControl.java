@@ -1,4 +1,4 @@
-package io.ferry.transport.udt;
+package io.ferry.transport.udt.proto.cc;
 
 /**
  * Ferry's rate control for UDT ({@code CONGESTION_CONTROL=ferry}): a sending rate steered by the queue

@@ -1,4 +1,4 @@
-package io.ferry.transport.udt;
+package io.ferry.transport.udt.proto.cc;
 
 import org.junit.jupiter.api.Test;
 
