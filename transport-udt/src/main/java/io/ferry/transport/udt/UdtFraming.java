@@ -53,6 +53,39 @@ final class UdtFraming {
     }
 
     /**
+     * Reads past delivered bytes nobody will read (the channel closed or stopped reading), still
+     * noticing the peer's end-of-stream frame. The caller keeps {@code data}.
+     */
+    void skip(ByteBuf data) {
+        if (!framed()) {
+            return;
+        }
+        int at = data.readerIndex();
+        int end = data.writerIndex();
+        while (at < end && !endSeen) {
+            if (frameRemaining == 0) {
+                int n = Math.min(HEADER - headerHave, end - at);
+                data.getBytes(at, header, headerHave, n);
+                headerHave += n;
+                at += n;
+                if (headerHave < HEADER) {
+                    return;
+                }
+                headerHave = 0;
+                int length = ((header[0] & 0xff) << 24) | ((header[1] & 0xff) << 16) | ((header[2] & 0xff) << 8) | (header[3] & 0xff);
+                if (length <= 0) {
+                    endSeen = length == 0;
+                    return;
+                }
+                frameRemaining = length;
+            }
+            int n = (int) Math.min(frameRemaining, end - at);
+            at += n;
+            frameRemaining -= n;
+        }
+    }
+
+    /**
      * Splits delivered bytes into payload for {@code inbound} (ownership passes) and frame headers,
      * whose bytes go to {@code consumed} at once.
      *

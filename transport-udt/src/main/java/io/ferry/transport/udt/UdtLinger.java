@@ -63,14 +63,23 @@ final class UdtLinger {
         if (connection.phase() == UdtConnection.Phase.CONNECTED && end.mayEnd(this::recheck)) {
             end.markSent();
             long now = channel.endpoint().now();
-            if (channel.framing().framed() && !channel.endWritten()) {
-                channel.markEndWritten();
-                connection.write(UdtFraming.endOfStream(channel.alloc()));
-                channel.framingSent(UdtFraming.HEADER);
+            if (channel.framing().framed()) {
+                if (!channel.endWritten()) {
+                    channel.markEndWritten();
+                    connection.write(UdtFraming.endOfStream(channel.alloc()));
+                    channel.framingSent(UdtFraming.HEADER);
+                }
+                connection.flush(now); // the close completes once the peer acknowledged our end (below)
+            } else {
+                connection.flush(now);
+                connection.close(linger.toNanos(), now); // no end of stream but UDT's shutdown
             }
-            connection.flush(now);
-            connection.close(linger.toNanos(), now);
             channel.endpoint().afterCall(channel);
+            return;
+        }
+        if (channel.framing().framed() && end.isSent() && connection.phase() == UdtConnection.Phase.CONNECTED
+                && connection.bufferedBytes() == 0 && LingeringChannels.unwrittenBytes(channel) == 0) {
+            finish(null); // the peer holds everything, our end of stream included
             return;
         }
         if (graceCheck == null && end.isSent() && channel.framing().endSeen()

@@ -60,6 +60,7 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
     private boolean collecting;
     private boolean collectAgain;
     private boolean outputShutdown;
+    private boolean awaitingPeerEnd;
     private UdtLinger lingering;
     /** Bytes of Ferry's frame headers sent: not the application's, so not in the statistics' bytes sent. */
     private long framingBytes;
@@ -93,7 +94,7 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
         connection.setMaxBandwidth(config.maxBandwidth());
     }
 
-    public UdtConnection connection() {
+    UdtConnection connection() {
         return connection;
     }
 
@@ -241,7 +242,9 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
             failConnect(new ClosedChannelException());
         }
         if (connection != null && connection.phase() != UdtConnection.Phase.CLOSED) {
-            if (wasActive) {
+            if (wasActive && framing.framed() && outputShutdown && connection.bufferedBytes() == 0 && !framing.endSeen()) {
+                awaitPeerEnd();
+            } else if (wasActive) {
                 connection.close(0, endpoint.now()); // what is queued leaves if it can; no waiting here
             } else {
                 connection.abort(endpoint.now());
@@ -249,6 +252,25 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
             endpoint.afterCall(this);
         }
     }
+
+    /**
+     * Our end of the stream was acknowledged and the channel closed, but the peer's side is still open:
+     * UDT's shutdown would end both directions, so the connection stays (as TCP's FIN_WAIT_2) until the
+     * peer's end-of-stream frame arrives or {@link #PEER_END_WAIT_NANOS} passes, acknowledging and
+     * discarding what the peer still sends. A striped channel's members end one by one so.
+     */
+    private void awaitPeerEnd() {
+        awaitingPeerEnd = true;
+        endpoint.loop().schedule(() -> {
+            if (connection.phase() != UdtConnection.Phase.CLOSED) {
+                connection.close(0, endpoint.now());
+                endpoint.afterCall(this);
+            }
+        }, Math.max(PEER_END_WAIT_NANOS, config.getLinger().toNanos()), java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /** The least time a closed channel's connection waits for the peer's end of stream. */
+    static final long PEER_END_WAIT_NANOS = 30_000_000_000L;
 
     @Override
     protected void doBeginRead() {
@@ -508,8 +530,12 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
     void onData(ByteBuf data) {
         if (!open || inputShutdown || lingering != null) {
             int n = data.readableBytes();
+            framing.skip(data);
             data.release();
             connection.consumed(n, endpoint.now());
+            if (awaitingPeerEnd && framing.endSeen() && connection.phase() != UdtConnection.Phase.CLOSED) {
+                connection.close(0, endpoint.now()); // both sides ended: now UDT's shutdown
+            }
             return;
         }
         try {

@@ -27,9 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A striped channel over four UDT connections carries a stream both ways intact. (The whole conformance
- * suite is not run striped over UDT: barchart-udt's native library crashes in its rendezvous queue when
- * a striped client's several failed connects are followed by many concurrent ones; see the module README.)
+ * A striped channel over four UDT connections carries a stream both ways intact (the whole suite runs
+ * striped too: {@link StripedUdtConformanceTest}).
  */
 @ExtendWith(LeakDetectionExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

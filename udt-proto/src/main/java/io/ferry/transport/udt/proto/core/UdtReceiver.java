@@ -77,6 +77,7 @@ final class UdtReceiver {
         }
         if (!buffer.fits(seq) || seq - buffer.base() >= capacity - unconsumedPackets()) {
             overflows++; // no room: what the application has not read fills the buffer (flow control, as UDT4's)
+            windowUpdate = true; // answer the probe: the sender learns the window and that we are alive
             return;
         }
         if (seq > highest + 1) {
