@@ -55,11 +55,14 @@ final class UdtFraming {
     /**
      * Reads past delivered bytes nobody will read (the channel closed or stopped reading), still
      * noticing the peer's end-of-stream frame. The caller keeps {@code data}.
+     *
+     * @return the payload bytes skipped (frame headers not counted)
      */
-    void skip(ByteBuf data) {
+    long skip(ByteBuf data) {
         if (!framed()) {
-            return;
+            return data.readableBytes();
         }
+        long payload = 0;
         int at = data.readerIndex();
         int end = data.writerIndex();
         while (at < end && !endSeen) {
@@ -69,20 +72,22 @@ final class UdtFraming {
                 headerHave += n;
                 at += n;
                 if (headerHave < HEADER) {
-                    return;
+                    return payload;
                 }
                 headerHave = 0;
                 int length = ((header[0] & 0xff) << 24) | ((header[1] & 0xff) << 16) | ((header[2] & 0xff) << 8) | (header[3] & 0xff);
                 if (length <= 0) {
                     endSeen = length == 0;
-                    return;
+                    return payload;
                 }
                 frameRemaining = length;
             }
             int n = (int) Math.min(frameRemaining, end - at);
             at += n;
+            payload += n;
             frameRemaining -= n;
         }
+        return payload;
     }
 
     /**

@@ -255,9 +255,10 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
 
     /**
      * Our end of the stream was acknowledged and the channel closed, but the peer's side is still open:
-     * UDT's shutdown would end both directions, so the connection stays (as TCP's FIN_WAIT_2) until the
-     * peer's end-of-stream frame arrives or {@link #PEER_END_WAIT_NANOS} passes, acknowledging and
-     * discarding what the peer still sends. A striped channel's members end one by one so.
+     * UDT's shutdown would end both directions at once, so the connection stays (as TCP's FIN_WAIT_2)
+     * until the peer's end-of-stream frame arrives or {@link #PEER_END_WAIT_NANOS} passes. Data that
+     * still comes for the closed channel resets the connection, as TCP resets it. A striped channel's
+     * members end one by one so.
      */
     private void awaitPeerEnd() {
         awaitingPeerEnd = true;
@@ -530,11 +531,15 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
     void onData(ByteBuf data) {
         if (!open || inputShutdown || lingering != null) {
             int n = data.readableBytes();
-            framing.skip(data);
+            long payload = framing.skip(data);
             data.release();
             connection.consumed(n, endpoint.now());
-            if (awaitingPeerEnd && framing.endSeen() && connection.phase() != UdtConnection.Phase.CLOSED) {
-                connection.close(0, endpoint.now()); // both sides ended: now UDT's shutdown
+            if (awaitingPeerEnd && connection.phase() != UdtConnection.Phase.CLOSED) {
+                if (payload > 0) {
+                    connection.abort(endpoint.now()); // data for a closed channel: a reset, as TCP's
+                } else if (framing.endSeen()) {
+                    connection.close(0, endpoint.now()); // both sides ended: now UDT's shutdown
+                }
             }
             return;
         }

@@ -673,6 +673,16 @@ public final class UdtConnection {
         return receiver == null ? 0 : receiver.packetsReceived();
     }
 
+    /** Data packets dropped because the receive buffer was full of unread data (flow control). */
+    public long packetsDroppedForSpace() {
+        return receiver == null ? 0 : receiver.overflows();
+    }
+
+    /** Data packets received twice (or before the window). */
+    public long duplicatePackets() {
+        return receiver == null ? 0 : receiver.duplicates();
+    }
+
     /** The RTT variance in microseconds. */
     public int rttVarianceMicros() {
         return rttVarMicros;
