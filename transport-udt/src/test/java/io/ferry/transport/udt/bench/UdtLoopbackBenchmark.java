@@ -31,8 +31,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Loopback throughput of Ferry's UDT next to barchart-udt used directly (blocking sockets, one thread
- * per end) and next to Ferry's TCP, in one JVM, alternating rounds; then a UDT buffer-size sweep from
+ * Loopback throughput and CPU of Ferry's UDT next to barchart-udt used directly (the native UDT4: blocking
+ * sockets, one thread per end), next to Ferry's uTP (the same engine) and Ferry's TCP, in one JVM,
+ * alternating rounds; then a UDT buffer-size sweep from
  * 16 KiB to 64 MiB showing where Ferry's default (32 MiB) sits.
  *
  * <pre>
@@ -76,10 +77,11 @@ public final class UdtLoopbackBenchmark {
         try (Transports ferry = Transports.create()) {
             rawBarchart(64L << 20);
             ferry(ferry, "udt", 64L << 20, ChannelOptions.empty());
+            ferry(ferry, "utp", 64L << 20, ChannelOptions.empty());
             ferry(ferry, "tcp", 64L << 20, ChannelOptions.empty());
             for (int r = 1; r <= rounds; r++) {
                 for (Run run : List.of(rawBarchart(size), ferry(ferry, "udt", size, ChannelOptions.empty()),
-                        ferry(ferry, "tcp", size, ChannelOptions.empty()))) {
+                        ferry(ferry, "utp", size, ChannelOptions.empty()), ferry(ferry, "tcp", size, ChannelOptions.empty()))) {
                     compare.add(run);
                     System.out.printf(Locale.ROOT, "round %d %-16s %8.1f MiB/s  cpu %.2f s%n", r, run.variant(), run.mibPerSecond(), run.cpuSeconds());
                 }
@@ -188,7 +190,8 @@ public final class UdtLoopbackBenchmark {
         long start = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         double rate = (counted.get() - before) / ((System.nanoTime() - start) / 1e9) / (1 << 20);
-        client.close().sync();
+        // the endless sender's queue would outlast any linger at the small sizes: the measurement is over, abort
+        io.ferry.transport.FerryChannels.abort(client).sync();
         server.close().sync();
         block.release();
         return rate;
@@ -282,10 +285,13 @@ public final class UdtLoopbackBenchmark {
         }
         double udtOverRaw = medians.get("ferry udt") / medians.get("barchart-udt raw");
         double udtOverTcp = medians.get("ferry udt") / medians.get("ferry tcp");
-        md.append(String.format(Locale.ROOT, "%nFerry UDT / raw barchart-udt: **%.2f**; Ferry UDT / Ferry TCP: **%.2f**%n", udtOverRaw, udtOverTcp))
+        double udtOverUtp = medians.get("ferry udt") / medians.get("ferry utp");
+        md.append(String.format(Locale.ROOT, "%nFerry UDT / raw barchart-udt: **%.2f**; Ferry UDT / Ferry uTP: **%.2f**; Ferry UDT / Ferry TCP: **%.2f**%n",
+                        udtOverRaw, udtOverUtp, udtOverTcp))
                 .append(String.format(Locale.ROOT, "%n## UDT buffer sweep (both UDT buffers, %d s steady state after 1 s)%n%n", sweepSeconds))
                 .append("| UDT buffers | MiB/s |\n|---|---|\n");
-        json.append(String.format(Locale.ROOT, "},\"ferry_udt_over_raw\":%.3f,\"ferry_udt_over_tcp\":%.3f,\"sweep_mib_per_s\":{", udtOverRaw, udtOverTcp));
+        json.append(String.format(Locale.ROOT, "},\"ferry_udt_over_raw\":%.3f,\"ferry_udt_over_utp\":%.3f,\"ferry_udt_over_tcp\":%.3f,\"sweep_mib_per_s\":{",
+                udtOverRaw, udtOverUtp, udtOverTcp));
         sep = "";
         for (Map.Entry<Integer, Double> e : sweep.entrySet()) {
             md.append(String.format(Locale.ROOT, "| %d KiB%s | %.1f |%n", e.getKey() >> 10, e.getKey() == 32 << 20 ? " (default)" : "", e.getValue()));
