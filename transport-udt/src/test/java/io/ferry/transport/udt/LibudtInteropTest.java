@@ -37,7 +37,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Ferry's udt:// channels against the C++ reference implementation: Debian's {@code libudt} 4.11 (package
  * {@code libudt-dev}), through udt-proto's peer program ({@code interop/udt4_peer.cpp}) compiled with g++ for
  * the test. Ferry runs in {@link UdtChannelOption#RAW_STREAM} mode, the plain UDT byte stream other UDT
- * applications speak. The bulk cases move 32 MiB each way byte-exact, 256 MiB with
+ * applications speak; message mode keeps messages whole both ways, and a rendezvous meets libudt's. The bulk
+ * cases move 32 MiB each way byte-exact, 256 MiB with
  * {@code -Dudt.interop.bytes=268435456}. Skips with the reason where the compiler or the library is
  * missing; CI installs both.
  */
@@ -182,6 +183,98 @@ class LibudtInteropTest {
         } finally {
             source.destroyForcibly();
             listener.close().sync();
+        }
+    }
+
+    @Test
+    void messagesKeepTheirBoundariesWithACppUdtClient() throws Exception {
+        ChannelOptions messages = ChannelOptions.builder().set(UdtChannelOption.MESSAGE_MODE, true).build();
+        Channel listener = ferry.listen("udt://127.0.0.1:0", echoing(), messages).sync().channel();
+        int port = ((InetSocketAddress) listener.localAddress()).getPort();
+        // the peer sends messages of 1 B to 64 KiB and checks each comes back whole, as one message
+        Process client = new ProcessBuilder(peer.toString(), "client", "4", "dgram", Integer.toString(port), Integer.toString(400_000))
+                .redirectErrorStream(true).start();
+        try {
+            assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the C++ client finished");
+            String out = read(client.getInputStream());
+            assertEquals(0, client.exitValue(), out);
+            assertTrue(out.contains("VERIFIED 400000"), out);
+        } finally {
+            client.destroyForcibly();
+            listener.close().sync();
+        }
+    }
+
+    @Test
+    void aFerryMessageClientToACppUdtMessageServer() throws Exception {
+        Process server = new ProcessBuilder(peer.toString(), "serve", "4", "dgram").redirectErrorStream(true).start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.US_ASCII));
+            int port = announcedPort(lines);
+            int[] sizes = {1, 1456, 1457, 65_536, 300};
+            Received echo = new Received(Integer.MAX_VALUE);
+            ChannelOptions messages = ChannelOptions.builder().set(UdtChannelOption.MESSAGE_MODE, true).build();
+            Channel client = ferry.connect("udt://127.0.0.1:" + port, echo, messages).sync().channel();
+            int total = 0;
+            for (int s : sizes) {
+                client.writeAndFlush(Unpooled.wrappedBuffer(pattern(s))).sync();
+                total += s;
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (echo.buffers.size() < sizes.length && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(sizes.length, echo.buffers.size(), "each message came back whole, as one read");
+            for (int i = 0; i < sizes.length; i++) {
+                assertArrayEquals(pattern(sizes[i]), echo.buffers.get(i), "message " + i);
+            }
+            client.close().sync();
+            assertTrue(server.waitFor(30, TimeUnit.SECONDS), "the C++ peer saw the close");
+            assertEquals("ECHOED " + total + " " + sizes.length, lines.readLine());
+        } finally {
+            server.destroyForcibly();
+        }
+    }
+
+    @Test
+    void rendezvousWithACppUdtPeer() throws Exception {
+        int local;
+        int theirs;
+        try (java.net.DatagramSocket a = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress());
+             java.net.DatagramSocket b = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            local = a.getLocalPort();
+            theirs = b.getLocalPort();
+        }
+        int size = 1 << 20;
+        Process other = new ProcessBuilder(peer.toString(), "rendezvous", "4", Integer.toString(theirs), Integer.toString(local),
+                Integer.toString(size)).redirectErrorStream(true).start();
+        try {
+            ChannelOptions rendezvous = ChannelOptions.builder().set(UdtChannelOption.RAW_STREAM, true)
+                    .set(UdtChannelOption.RENDEZVOUS, true)
+                    .set(UdtChannelOption.BIND_ADDRESS, new InetSocketAddress("127.0.0.1", local)).build();
+            Channel ch = ferry.connect("udt://127.0.0.1:" + theirs, new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(Channel c) {
+                    c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ctx.write(msg);
+                        }
+
+                        @Override
+                        public void channelReadComplete(ChannelHandlerContext ctx) {
+                            ctx.flush();
+                        }
+                    });
+                }
+            }, rendezvous).sync().channel();
+            assertTrue(other.waitFor(60, TimeUnit.SECONDS), "the C++ rendezvous peer finished");
+            String out = read(other.getInputStream());
+            assertEquals(0, other.exitValue(), out);
+            assertTrue(out.contains("VERIFIED " + size), out);
+            ch.close().await(10, TimeUnit.SECONDS);
+        } finally {
+            other.destroyForcibly();
         }
     }
 
