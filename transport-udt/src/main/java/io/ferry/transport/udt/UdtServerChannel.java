@@ -71,7 +71,7 @@ public final class UdtServerChannel extends AbstractServerChannel implements Ser
         }
         UdtSocketChannel child = new UdtSocketChannel(this, transport, childSettings, from, sender);
         try {
-            child.accepted(from, request, from.newSocketId(), now);
+            child.accepted(request, from.newSocketId(), now);
         } catch (RuntimeException e) {
             pipeline().fireExceptionCaught(e);
             return null;

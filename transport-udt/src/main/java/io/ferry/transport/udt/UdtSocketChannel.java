@@ -408,20 +408,7 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     private TransportStatistics takeStatistics(TransportStatistics last) {
-        TransportStatistics.Builder b = TransportStatistics.builder(UdtTransport.NAME, implementation());
-        UdtConnection c = connection;
-        if (c != null && c.payloadBytes() > 0) {
-            b.bytesSent(Math.max(0, c.bytesSent() - framingBytes)).bytesReceived(framing.payloadBytes()).retransmissions(c.packetsResent()).packetsLost(c.packetsReportedLost())
-                    .smoothedRttMicros(c.rttMicros()).rttVarianceMicros(c.rttVarianceMicros())
-                    .congestionWindowBytes(Math.min(Integer.MAX_VALUE, c.congestionControl().cwndBytes()));
-            if (c.capacityPacketsPerSecond() > 0) {
-                b.estimatedBandwidth((long) c.capacityPacketsPerSecond() * c.payloadBytes());
-            }
-            if (c.pacingRateBytesPerSecond() > 0 && c.pacingRateBytesPerSecond() != Long.MAX_VALUE) {
-                b.sendRate(c.pacingRateBytesPerSecond());
-            }
-        }
-        return b.build();
+        return UdtChannelStatistics.of(connection, implementation(), framingBytes, framing.payloadBytes());
     }
 
     private TransportStatistics emptyStatistics() {
@@ -481,7 +468,7 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
     }
 
     /** An accepted connection: the core answered the request already. */
-    void accepted(UdtEndpoint endpoint, Handshake request, int socketId, long now) {
+    void accepted(Handshake request, int socketId, long now) {
         boolean ipv6 = remote.getAddress() instanceof java.net.Inet6Address;
         attach(UdtConnection.accept(settings.protocol(ipv6, alloc()), socketId, request, remote.getAddress(), now));
     }
