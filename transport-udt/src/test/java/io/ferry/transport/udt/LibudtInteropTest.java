@@ -252,22 +252,7 @@ class LibudtInteropTest {
             ChannelOptions rendezvous = ChannelOptions.builder().set(UdtChannelOption.RAW_STREAM, true)
                     .set(UdtChannelOption.RENDEZVOUS, true)
                     .set(UdtChannelOption.BIND_ADDRESS, new InetSocketAddress("127.0.0.1", local)).build();
-            Channel ch = ferry.connect("udt://127.0.0.1:" + theirs, new ChannelInitializer<>() {
-                @Override
-                protected void initChannel(Channel c) {
-                    c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            ctx.write(msg);
-                        }
-
-                        @Override
-                        public void channelReadComplete(ChannelHandlerContext ctx) {
-                            ctx.flush();
-                        }
-                    });
-                }
-            }, rendezvous).sync().channel();
+            Channel ch = ferry.connect("udt://127.0.0.1:" + theirs, echoing(), rendezvous).sync().channel();
             assertTrue(other.waitFor(60, TimeUnit.SECONDS), "the C++ rendezvous peer finished");
             String out = read(other.getInputStream());
             assertEquals(0, other.exitValue(), out);

@@ -5,60 +5,63 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 
 /**
- * What a {@link UtpConnection} produced and its driver has not yet collected: datagrams to send,
+ * What a protocol connection (uTP's {@link UtpConnection}, UDT's) produced and its driver has not yet collected: datagrams to send,
  * in-order payloads for the application, and events. The connection only adds here; the driver takes
  * through {@link UtpConnection#pollTransmit}, {@link UtpConnection#pollData} and
  * {@link UtpConnection#pollEvents}, after each call into the connection.
  */
-final class ConnectionOutput {
+public final class ConnectionOutput {
+    /** The event bit {@link #closed} sets: the same value as {@code UtpConnection.CLOSED} and UDT's. */
+    public static final int CLOSED = 8;
+
     private final ArrayDeque<ByteBuf> transmits = new ArrayDeque<>();
     private final ArrayDeque<ByteBuf> data = new ArrayDeque<>();
     private int events;
     private Throwable closeCause;
 
     /** A datagram for the peer (ownership passes to this queue). */
-    void send(ByteBuf packet) {
+    public void send(ByteBuf packet) {
         transmits.add(packet);
     }
 
     /** In-order payload for the application (ownership passes to this queue). */
-    void deliver(ByteBuf payload) {
+    public void deliver(ByteBuf payload) {
         data.add(payload);
     }
 
-    void event(int event) {
+    public void event(int event) {
         events |= event;
     }
 
-    void closed(Throwable cause) {
+    public void closed(Throwable cause) {
         closeCause = cause;
-        events |= UtpConnection.CLOSED;
+        events |= CLOSED;
     }
 
-    ByteBuf pollTransmit() {
+    public ByteBuf pollTransmit() {
         return transmits.poll();
     }
 
-    boolean hasTransmits() {
+    public boolean hasTransmits() {
         return !transmits.isEmpty();
     }
 
-    ByteBuf pollData() {
+    public ByteBuf pollData() {
         return data.poll();
     }
 
-    int pollEvents() {
+    public int pollEvents() {
         int e = events;
         events = 0;
         return e;
     }
 
-    Throwable closeCause() {
+    public Throwable closeCause() {
         return closeCause;
     }
 
     /** Releases whatever was not collected. */
-    void releaseAll() {
+    public void releaseAll() {
         for (ByteBuf b; (b = transmits.poll()) != null; ) {
             b.release();
         }

@@ -60,7 +60,7 @@ public final class UtpConnection {
      * point is a no-op, except that a gracefully closed connection may still acknowledge the peer's
      * retransmitted FIN until {@link #isTerminated()}.
      */
-    public static final int CLOSED = 8;
+    public static final int CLOSED = ConnectionOutput.CLOSED;
 
     /**
      * How long an acceptor waits for the initiator to prove its address (at most the connect timeout).

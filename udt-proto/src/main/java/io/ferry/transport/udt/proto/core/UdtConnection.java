@@ -3,6 +3,7 @@ package io.ferry.transport.udt.proto.core;
 import io.ferry.transport.ledbat.cc.CongestionControl;
 import io.ferry.transport.ledbat.cc.CongestionParameters;
 import io.ferry.transport.ledbat.cc.Pacer;
+import io.ferry.transport.ledbat.core.ConnectionOutput;
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.udt.proto.cc.UdtRateFeedback;
 import io.ferry.transport.udt.proto.wire.Handshake;
@@ -34,7 +35,7 @@ public final class UdtConnection {
     /** Event bit: writability changed. */
     public static final int WRITABILITY_CHANGED = 4;
     /** Event bit: the connection closed. */
-    public static final int CLOSED = 8;
+    public static final int CLOSED = ConnectionOutput.CLOSED;
 
     static final long SYN_NANOS = 10_000_000L;
     static final long HANDSHAKE_RESEND_NANOS = 250_000_000L;
@@ -58,7 +59,7 @@ public final class UdtConnection {
     private final UdtConfig config;
     private final Role role;
     private final int socketId;
-    private final UdtOutput out = new UdtOutput();
+    private final ConnectionOutput out = new ConnectionOutput();
     private final long startNanos;
     private Phase phase = Phase.CONNECTING;
     private Handshake handshake;
