@@ -39,6 +39,8 @@ class DelayRateControlTest {
         long reportedLost;
         double sentFraction;
         double lostFraction;
+        /** A loss-based flow sharing the queue, or null. */
+        LossBasedFlow tcp;
 
         Path(double linkMbit, double queueMs, double baseRttMs, double randomLoss) {
             this.linkPps = linkMbit * 1e6 / 8 / MSS;
@@ -66,10 +68,19 @@ class DelayRateControlTest {
                     randomLost++;
                 }
             }
-            double arriving = whole - randomLost;
+            double ours = whole - randomLost;
+            double theirs = tcp == null ? 0 : tcp.offer(t, baseRttMs + queueMs());
+            double arriving = ours + theirs;
             double overflow = Math.max(0, queue + arriving - linkPps / 1000 - queueLimit);
             double out = Math.min(queue + arriving - overflow, linkPps / 1000);
             queue = queue + arriving - overflow - out;
+            // a drop-tail FIFO: each flow loses and is served in proportion to what it brings
+            double ourShare = arriving > 0 ? ours / arriving : 1;
+            if (tcp != null) {
+                tcp.served(t, out * (1 - ourShare), overflow * (1 - ourShare), baseRttMs + queueMs());
+            }
+            overflow *= ourShare;
+            out *= ourShare;
             delivered += (long) out;
             deliveredInWindow += out;
             queueMsInWindow += queueMs();
@@ -90,6 +101,9 @@ class DelayRateControlTest {
 
         void resetWindow() {
             sentInWindow = deliveredInWindow = queueMsInWindow = 0;
+            if (tcp != null) {
+                tcp.deliveredInWindow = 0;
+            }
             windowSteps = 0;
         }
 
@@ -99,6 +113,46 @@ class DelayRateControlTest {
 
         double meanQueueMs() {
             return queueMsInWindow / windowSteps;
+        }
+    }
+
+    /**
+     * A loss-based TCP flow in the same model: a window sent once per round trip, one packet more per
+     * window acknowledged, and a cut to 70 % (CUBIC's) at most once per round trip when it learns, a
+     * round trip later, that the queue dropped some of it.
+     */
+    static final class LossBasedFlow {
+        double cwnd = 10;
+        double owed;
+        double deliveredInWindow;
+        long lossSeenAt = Long.MIN_VALUE;
+        long lastCut = Long.MIN_VALUE / 2;
+        final ArrayDeque<Long> lossReports = new ArrayDeque<>();
+
+        double offer(long t, double rttMs) {
+            while (!lossReports.isEmpty() && lossReports.peek() <= t) {
+                lossReports.poll();
+                if (t - lastCut >= rttMs) {
+                    cwnd = Math.max(2, cwnd * 0.7);
+                    lastCut = t;
+                }
+            }
+            owed += cwnd / rttMs;
+            double now = Math.floor(owed);
+            owed -= now;
+            return now;
+        }
+
+        void served(long t, double out, double dropped, double rttMs) {
+            deliveredInWindow += out;
+            cwnd += out / cwnd;
+            if (dropped > 0.01) {
+                lossReports.add(t + (long) rttMs);
+            }
+        }
+
+        double deliveredMbit(int windowSteps) {
+            return deliveredInWindow * MSS * 8 / (windowSteps / 1000.0) / 1e6;
         }
     }
 
@@ -156,6 +210,17 @@ class DelayRateControlTest {
         double lossRate = (double) path.lost / path.sent;
         assertTrue(lossRate < 0.05, "loss " + lossRate + "; " + control);
         assertTrue(path.deliveredMbit() >= 0.6 * 100, "link use " + path.deliveredMbit() + " Mbit/s; " + control);
+    }
+
+    @Test
+    void behindAShallowBufferItLeavesALossBasedFlowItsShare() {
+        // study 3c: one CUBIC flow and UDT behind a 2 ms buffer, where the queue never shows; each keeps a quarter
+        Path path = new Path(100, 2, 20, 0);
+        path.tcp = new LossBasedFlow();
+        DelayRateControl control = run(path, new DelayRateControl(MSS, -1), 40, 30);
+        double tcp = path.tcp.deliveredMbit(path.windowSteps);
+        assertTrue(tcp >= 25, "TCP " + tcp + " Mbit/s beside UDT's " + path.deliveredMbit() + "; " + control);
+        assertTrue(path.deliveredMbit() >= 25, "UDT " + path.deliveredMbit() + " Mbit/s beside TCP's " + tcp + "; " + control);
     }
 
     @Test
