@@ -193,6 +193,8 @@ final class SendCommand implements Callable<Integer> {
             if (token != null) {
                 session.useToken(token);
             }
+            String identity = chosenTls == null ? null : chosenTls.identityFingerprint();
+            session.presenting(identity);
             ChannelFuture connected = ferry.connect(uri, new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
@@ -208,7 +210,9 @@ final class SendCommand implements Callable<Integer> {
                 Throwable cause = quicTls && chosenTls.quicRejection() != null ? chosenTls.quicRejection() : connected.cause();
                 return failed(out, err, uri, target, plan, cause instanceof io.ferry.transport.striped.NotStripedException
                         ? uri + " " + Failures.notFerry((io.ferry.transport.striped.NotStripedException) cause)
-                        : "cannot connect to " + uri + ": " + Failures.describe(cause));
+                        : cause instanceof io.ferry.transport.striped.NoGreetingException
+                        ? uri + " " + Failures.notFerry((io.ferry.transport.striped.NoGreetingException) cause)
+                        : "cannot connect to " + uri + ": " + Failures.describe(cause, identity));
             }
             SessionResult result = session.result().get();
             if (settings.hashCache() != null) {

@@ -380,6 +380,29 @@ class FerryCliTest {
         assertFalse(Files.exists(tmp.resolve("escaped.bin")), "nothing outside the receiving directory");
     }
 
+    @Test
+    void aListenerThatSaysNothingIsNamedAsNoFerryReceiverInOneLine() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Thread accepting = new Thread(() -> {
+                try (java.net.Socket ignored = silent.accept()) {
+                    Thread.sleep(30_000);
+                } catch (IOException | InterruptedException e) {
+                    // the test ends
+                }
+            });
+            accepting.setDaemon(true);
+            accepting.start();
+            Run sender = ferry("send", file("x.bin", 100).toString(), "tcp://127.0.0.1:" + silent.getLocalPort());
+            assertEquals(1, sender.finish());
+            assertTrue(sender.errText().contains("is not a ferry receiver: it accepted the connection and then said nothing for 10"),
+                    sender.errText());
+            assertEquals(1, sender.errText().lines().count(), "one line: " + sender.errText());
+            assertFalse(sender.errText().contains("member connection") || sender.errText().contains("version")
+                    || sender.errText().contains("STREAMS"), "no library internals: " + sender.errText());
+            accepting.interrupt();
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.ferry.cli.InstalledTransports#schemes")
     void aPeerSpeakingSomethingElseIsRejectedOnBothSides(String scheme) throws Exception {
@@ -405,6 +428,8 @@ class FerryCliTest {
             Run sender = ferry("send", file("x.bin", 100).toString(), scheme + "://127.0.0.1:" + port);
             assertEquals(1, sender.finish());
             assertTrue(sender.errText().contains("does not speak the ferry protocol (it sent 'SSH-2.0-OpenSSH_"), sender.errText());
+            assertFalse(sender.errText().contains("version"), "no guess about ferry versions: " + sender.errText());
+            assertEquals(1, sender.errText().lines().count(), "one line: " + sender.errText());
 
             // A ferry receiver meeting a client that is not ferry: it tells it so in one line and goes on serving.
             Path inbox = tmp.resolve("inbox");

@@ -114,6 +114,22 @@ public final class SenderTls {
         }
     }
 
+    /**
+     * The fingerprint ({@code sha256:HEX}) of the certificate this sender presents, or null without one
+     * (or when its file no longer reads: the handshake reports that).
+     */
+    public String identityFingerprint() {
+        if (certificate == null) {
+            return null;
+        }
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(certificate)) {
+            return io.ferry.transport.tls.Fingerprints.of((java.security.cert.X509Certificate)
+                    java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+        } catch (IOException | java.security.cert.CertificateException | ClassCastException e) {
+            return null;
+        }
+    }
+
     /** Adds an {@link SslHandler} for {@code host} first in the pipeline. */
     public SslHandler addTo(ChannelPipeline pipeline, String host, int port) {
         SslHandler handler = context.newHandler(pipeline.channel().alloc(), host, port);

@@ -1,5 +1,7 @@
 package io.ferry.cli.transfer;
 
+import io.ferry.cli.progress.Sizes;
+import io.ferry.transport.striped.NoGreetingException;
 import io.ferry.transport.striped.NotStripedException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
@@ -25,6 +27,22 @@ public final class Failures {
             }
         }
         return false;
+    }
+
+    /**
+     * The TLS alert by which a receiver refused a sender's certificate (or its lack of one), lower case, or
+     * null for another failure. The JDK writes {@code Received fatal alert: bad_certificate} (JDK 25 with
+     * {@code (bad_certificate)} in front); BoringSSL, the TLS of ferry.jar where netty-tcnative loads,
+     * {@code ...:SSLV3_ALERT_BAD_CERTIFICATE} and {@code ...:TLSV1_ALERT_CERTIFICATE_REQUIRED}.
+     */
+    static String senderRefusal(String why) {
+        String lower = why.toLowerCase(java.util.Locale.ROOT);
+        for (String alert : new String[]{"certificate_required", "bad_certificate", "certificate_unknown", "access_denied"}) {
+            if (lower.contains(alert)) {
+                return alert;
+            }
+        }
+        return null;
     }
 
     /** The reason of a file-system error without the exception class, e.g. {@code No space left on device}. */
@@ -55,13 +73,44 @@ public final class Failures {
                 + (answered.isEmpty() ? "it closed the connection" : "it sent '" + answered + "'") + ")";
     }
 
+    /** What a listener that accepted the connection and said nothing answered, as the words after its name. */
+    public static String notFerry(NoGreetingException e) {
+        return "is not a ferry receiver: it accepted the connection and then said nothing for "
+                + Sizes.seconds(e.waited().toNanos() / 1e9) + " (a ferry receiver answers at once)";
+    }
+
+    /**
+     * Whether {@link #describe} names the cause in a user's words (TLS, a refusal, a peer that is not a
+     * ferry receiver), so that nothing needs adding about what else might have closed the connection.
+     */
+    public static boolean explains(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof NotStripedException || c instanceof NoGreetingException || c instanceof SSLException
+                    || c instanceof CertificateException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A network-side failure, with TLS problems and a peer that is not a ferry receiver spelled out. */
     public static String describe(Throwable e) {
+        return describe(e, null);
+    }
+
+    /**
+     * {@link #describe(Throwable)}, for a sender that presented the certificate with this fingerprint
+     * ({@code sha256:HEX}, or null): a receiver that refuses it is told which fingerprint to allow.
+     */
+    public static String describe(Throwable e, String senderFingerprint) {
         Throwable t = e instanceof DecoderException && e.getCause() != null ? e.getCause() : e;
         Throwable ssl = null;
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof NotStripedException) {
                 return "the peer " + notFerry((NotStripedException) c);
+            }
+            if (c instanceof NoGreetingException) {
+                return "the peer " + notFerry((NoGreetingException) c);
             }
             if (c instanceof NotSslRecordException) {
                 return "the peer does not speak TLS (start both sides with --tls, or neither)";
@@ -81,14 +130,14 @@ public final class Failures {
                 root = root.getCause();
             }
             String why = root.getMessage() != null ? root.getMessage() : root.toString();
-            if (why.contains("certificate_required") || why.contains("bad_certificate") || why.contains("certificate_unknown")
-                    || why.contains("access_denied")) {
+            String alert = senderRefusal(why);
+            if (alert != null) {
                 // the receiver checks senders' certificates (with or without one presented, the JDK answers bad_certificate)
-                // (JDK 25 puts the alert's name in front: "(certificate_required) Received fatal alert: ...")
-                String alert = why.replaceFirst("^\\([a-z_]+\\) ", "").replaceFirst("^Received fatal alert: ", "TLS alert ");
-                return "the receiver lets in chosen senders only and refused this one (" + alert
-                        + "): present a certificate it allows with --cert FILE --key FILE (ferry keygen makes a pair; "
-                        + "the receiver's operator allows its fingerprint with --allow)";
+                return "the receiver lets in chosen senders only and refused this one (TLS alert " + alert + "): "
+                        + (senderFingerprint == null
+                        ? "present a certificate it allows with --cert FILE --key FILE (ferry keygen makes a pair; "
+                        + "the receiver's operator allows its fingerprint with --allow)"
+                        : "its operator lets this sender in with --allow " + senderFingerprint + " (this sender's --cert)");
             }
             return "TLS handshake failed: " + why;
         }

@@ -71,6 +71,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     private ChannelHandlerContext ctx;
     private SharedSecret token;
+    private String identity;
     /** The AUTH step, from the session's start; offers go out once it {@link SenderAuth#admitted}. */
     private SenderAuth auth;
     private boolean helloReceived;
@@ -115,6 +116,17 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
      */
     public FileSendSession useToken(SharedSecret secret) {
         this.token = secret;
+        return this;
+    }
+
+    /**
+     * The fingerprint ({@code sha256:HEX}) of the certificate this sender presents ({@code --cert}), named
+     * in the error when a receiver's {@code --allow} refuses it.
+     *
+     * @return this session
+     */
+    public FileSendSession presenting(String certificateFingerprint) {
+        this.identity = certificateFingerprint;
         return this;
     }
 
@@ -574,7 +586,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        failSession(beforeAnswer(Failures.describe(cause)));
+        String why = Failures.describe(cause, identity);
+        failSession(Failures.explains(cause) ? why : beforeAnswer(why));
     }
 
     /** Lost before the receiver's hello: a receiver of another version closes on ours, maybe before its answer is read. */
@@ -586,7 +599,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
-            failSession(Failures.describe(((SslHandshakeCompletionEvent) evt).cause()));
+            failSession(Failures.describe(((SslHandshakeCompletionEvent) evt).cause(), identity));
         }
         ctx.fireUserEventTriggered(evt);
     }

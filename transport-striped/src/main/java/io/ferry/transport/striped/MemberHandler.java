@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.util.ReferenceCountUtil;
@@ -129,9 +128,9 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             timer = ctx.executor().schedule(() -> refuse("no striping hello within " + timeout.toMillis() + " ms"),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
         } else {
-            timer = ctx.executor().schedule(() -> greetingFailed(new ConnectTimeoutException("no striping greeting from " + remote
+            timer = ctx.executor().schedule(() -> greetingFailed(new NoGreetingException("no striping greeting from " + remote
                     + " within " + timeout.toMillis() + " ms: the listener there does not carry striped sessions"
-                    + " (give it the STREAMS option too) or is not a Ferry listener")), timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    + " (give it the STREAMS option too) or is not a Ferry listener", timeout)), timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         ctx.read();
         if (eager && state == State.AWAIT_GREETING) {
