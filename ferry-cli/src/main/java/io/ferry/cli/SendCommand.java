@@ -38,7 +38,7 @@ import java.util.concurrent.FutureTask;
 
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
-        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [--streams=N] [--parallel=N] "
+        customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [-v | -q] [--streams=N] [--parallel=N] "
                 + "[--chunk-size=SIZE] [--limit-rate=RATE] [--checksum=NAME] [--no-hash-cache] [--no-zero-copy] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
                 + "connection, and wait until the receiver has verified every one (CRC-32C, or SHA-256 with --checksum sha256).",
@@ -88,6 +88,13 @@ final class SendCommand implements Callable<Integer> {
             description = "A transport option, e.g. send-buffer-size=8M, packet-size=1400, congestion-control=bbr, "
                     + "target-delay=50ms (uTP), connect-timeout=5s. Repeatable; a wrong name lists the transport's options.")
     List<String> opts = new ArrayList<>();
+
+    @Option(names = {"-v", "--verbose"}, description = "A line for every file sent (by default only for a single file; "
+            + "several get one summary line).")
+    boolean verbose;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress and no result lines: only errors (and --json's summary).")
+    boolean quiet;
 
     @Option(names = "--json", description = "Print a JSON summary (bytes, time, rate, RTT, retransmissions, loss, per file) on stdout; "
             + "a send that fails before its session prints one too, with \"ok\": false and the \"error\".")
@@ -188,7 +195,7 @@ final class SendCommand implements Callable<Integer> {
             } catch (IOException e) {
                 return failed(out, err, uri, target, null, e.getMessage());
             }
-            ProgressListener progress = TerminalProgress.forConsole();
+            ProgressListener progress = quiet ? ProgressListener.NONE : TerminalProgress.forConsole();
             FileSendSession session = new FileSendSession(plan, settings, progress);
             if (token != null) {
                 session.useToken(token);
@@ -277,17 +284,23 @@ final class SendCommand implements Callable<Integer> {
     private void report(PrintWriter human, PrintWriter err, String uri, SessionResult result) {
         StringBuilder lines = new StringBuilder();
         String nl = System.lineSeparator();
+        boolean each = !quiet && (verbose || result.files().size() == 1);
         for (FileOutcome f : result.files()) {
             switch (f.status()) {
                 case STORED:
-                    lines.append("sent ").append(f.name()).append(" (").append(Sizes.bytes(f.size())).append(") to ").append(uri)
-                            .append(" in ").append(Sizes.seconds(f.elapsed().toNanos() / 1e9)).append(" at ").append(Sizes.rate(f.bytesPerSecond()))
-                            .append(f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "")
-                            .append(", ").append(f.checksum().label()).append(' ').append(f.digestHex()).append(" verified by the receiver").append(nl);
+                    if (each) {
+                        lines.append("sent ").append(f.name()).append(" (").append(Sizes.bytes(f.size())).append(") to ").append(uri)
+                                .append(" in ").append(Sizes.seconds(f.elapsed().toNanos() / 1e9))
+                                .append(meaningfulRate(f.size() - f.resumedFrom(), f.elapsed(), f.bytesPerSecond()))
+                                .append(f.resumedFrom() > 0 ? ", resumed after " + Sizes.bytes(f.resumedFrom()) : "")
+                                .append(", ").append(f.checksum().label()).append(' ').append(f.digestHex()).append(" verified by the receiver").append(nl);
+                    }
                     break;
                 case ALREADY_PRESENT:
-                    lines.append(f.name()).append(" (").append(Sizes.bytes(f.size())).append(") is already at the receiver with ")
-                            .append(f.checksum().label()).append(' ').append(f.digestHex()).append("; nothing sent").append(nl);
+                    if (each) {
+                        lines.append(f.name()).append(" (").append(Sizes.bytes(f.size())).append(") is already at the receiver with ")
+                                .append(f.checksum().label()).append(' ').append(f.digestHex()).append("; nothing sent").append(nl);
+                    }
                     break;
                 case FAILED:
                 default:
@@ -298,14 +311,25 @@ final class SendCommand implements Callable<Integer> {
         }
         result.failure().ifPresent(message -> problem(human, lines, err, "ferry send: " + message));
         long failed = result.files().stream().filter(f -> !f.ok()).count();
-        if (result.files().size() > 1) {
-            lines.append(result.files().size() - failed).append(" of ").append(result.files().size()).append(" files (")
-                    .append(Sizes.bytes(result.totalSize())).append(") verified by the receiver; ").append(Sizes.bytes(result.transferred()))
-                    .append(" sent in ").append(Sizes.seconds(result.elapsed().toNanos() / 1e9)).append(" at ").append(Sizes.rate(result.bytesPerSecond()))
-                    .append(nl);
+        long present = result.files().stream().filter(f -> f.status() == FileOutcome.Status.ALREADY_PRESENT).count();
+        if (result.files().size() > 1 && !quiet) {
+            // one line a person reads at 80 columns: what the receiver verified, and what moved how fast
+            lines.append(failed == 0 ? "" : (result.files().size() - failed) + " of ").append(result.files().size()).append(" files (")
+                    .append(Sizes.bytes(result.totalSize())).append(") verified by the receiver in ")
+                    .append(Sizes.seconds(result.elapsed().toNanos() / 1e9))
+                    .append(meaningfulRate(result.transferred(), result.elapsed(), result.bytesPerSecond()))
+                    .append(present == 0 ? "" : ", " + present + " already there").append(nl);
         }
         human.print(lines);
         human.flush();
+    }
+
+    /**
+     * {@code " at 112.4 MiB/s"} where a rate says something about the path: a mebibyte or more moved
+     * ({@code 3 B in 0.7s at 4 B/s} says only how long the handshake took).
+     */
+    static String meaningfulRate(long moved, java.time.Duration elapsed, double bytesPerSecond) {
+        return moved >= (1 << 20) && !elapsed.isZero() ? " at " + Sizes.rate(bytesPerSecond) : "";
     }
 
     /** Writes a failure line after the lines gathered so far, which go first (both may go to standard error). */

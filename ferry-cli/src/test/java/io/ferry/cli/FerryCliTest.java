@@ -211,7 +211,9 @@ class FerryCliTest {
             assertEquals("crc32c", f.get("checksum").asText(), "the default checksum");
             assertEquals(8, f.get("digest").asText().length());
         }
-        assertTrue(sender.errText().contains("sent payload.bin (2.9 MiB) to " + uri), "human lines go to stderr with --json: " + sender.errText());
+        assertTrue(sender.errText().startsWith("4 files (3.1 MiB) verified by the receiver in "),
+                "one summary line for several files, on stderr with --json: " + sender.errText());
+        assertEquals(1, sender.errText().lines().count(), "no line per file without --verbose: " + sender.errText());
         assertEquals(0, receiver.finish(), () -> "receive --once exits 0; stderr: " + receiver.errText());
         assertTrue(receiver.out.stream().anyMatch(l -> l.startsWith("received tree/sub/two.bin")), receiver.out.toString());
         assertArrayEquals(Files.readAllBytes(single), Files.readAllBytes(inbox.resolve("payload.bin")));
@@ -378,6 +380,32 @@ class FerryCliTest {
         assertTrue(sender.errText().contains("refused file name: path component '..'"), sender.errText());
         assertEquals(1, receiver.finish());
         assertFalse(Files.exists(tmp.resolve("escaped.bin")), "nothing outside the receiving directory");
+    }
+
+    @Test
+    void verboseListsEveryFileAndQuietPrintsNothingButErrors() throws Exception {
+        Path tree = tmp.resolve("several");
+        for (int i = 0; i < 3; i++) {
+            file("several/f" + i + ".bin", 1000 + i);
+        }
+        Path inbox = tmp.resolve("inbox-verbose");
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString());
+        try {
+            String uri = awaitListening(receiver);
+            Run verbose = ferry("send", "--verbose", tree.toString(), uri);
+            assertEquals(0, verbose.finish(), verbose::errText);
+            assertEquals(3, verbose.out.stream().filter(l -> l.startsWith("sent several/f")).count(), verbose.out.toString());
+            assertTrue(verbose.out.get(3).startsWith("3 files (2.9 KiB) verified by the receiver in "), verbose.out.toString());
+            assertFalse(String.join("\n", verbose.out).contains(" at "), "no rate for a few bytes: " + verbose.out);
+            Files.writeString(tree.resolve("f0.bin"), "changed");
+            Run quiet = ferry("send", "--quiet", tree.toString(), uri);
+            assertEquals(1, quiet.finish());
+            assertEquals(List.of(), quiet.out, "nothing on stdout");
+            assertEquals(1, quiet.err.size(), "the refusal of the changed file, alone: " + quiet.err);
+            assertTrue(quiet.err.get(0).startsWith("ferry send: "), quiet.err.toString());
+        } finally {
+            receiver.stop();
+        }
     }
 
     @Test

@@ -1,107 +1,131 @@
 package io.ferry.cli.progress;
 
 import io.ferry.cli.transfer.ProgressListener;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 
-import java.text.DecimalFormat;
+import java.io.PrintStream;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 /**
- * Redrawn progress bars with rate and ETA for interactive terminals (the progressbar library): one bar
- * per file in flight and, for several files, one for the whole session.
+ * Progress on an interactive terminal: one {@link StatusLine} on standard error, redrawn in place at most
+ * five times a second and never wider than the terminal (a bar per file wrapped at 80 columns and, with
+ * more files than rows, repeated through the scrollback), cleared when the session ends so that the
+ * results print on a clean line.
  */
 public final class TerminalProgress implements ProgressListener {
 
-    private final Map<Integer, ProgressBar> bars = new HashMap<>();
-    private final Map<Integer, Long> done = new HashMap<>();
-    private ProgressBar overall;
-    private long finished;
+    static final long REDRAW_NANOS = 200_000_000L;
+    /** Erase from the cursor to the end of the line (ECMA-48 EL). */
+    static final String CLEAR_TO_END = "\u001b[K";
+
+    private static final class File {
+        final String name;
+        final long size;
+        final long resumedFrom;
+        long done;
+
+        File(String name, long size, long resumedFrom) {
+            this.name = name;
+            this.size = size;
+            this.resumedFrom = resumedFrom;
+            this.done = resumedFrom;
+        }
+    }
+
+    private final PrintStream out;
+    private final IntSupplier columns;
+    private final Map<Integer, File> active = new HashMap<>();
+    private StatusLine line;
+    private long finishedBytes;
+    private long finishedResumed;
+    private int finishedFiles;
+    private String current = "";
+    private long lastDraw = Long.MIN_VALUE / 2;
+    private boolean drawn;
+
+    /**
+     * @param out     the terminal's stream (standard error)
+     * @param columns the terminal's width now, 0 when unknown (80 is then assumed)
+     */
+    public TerminalProgress(PrintStream out, IntSupplier columns) {
+        this.out = out;
+        this.columns = columns;
+    }
 
     @Override
     public synchronized void sessionStarted(int files, long totalBytes) {
-        if (files > 1) {
-            overall = bar(files + " files", totalBytes);
-        }
+        line = new StatusLine(System.nanoTime());
+        line.session(files, totalBytes);
     }
 
     @Override
     public synchronized void fileStarted(int id, String name, long size, long resumedFrom) {
-        ProgressBar bar = bars.get(id); // started again after an eager start: the same bar, from where it resumes
-        if (bar == null) {
-            bar = bar(name, size);
-        }
-        bar.stepTo(resumedFrom);
-        if (resumedFrom > 0) {
-            bar.setExtraMessage("resumed");
-        }
-        bars.put(id, bar);
-        done.put(id, resumedFrom);
-        advanceOverall();
+        // started again after an eager start: from what the receiver holds
+        active.put(id, new File(name, size, resumedFrom));
+        current = name;
+        draw(false);
     }
 
     @Override
-    public synchronized void fileAdvanced(int id, long total) {
-        ProgressBar bar = bars.get(id);
-        if (bar != null) {
-            bar.stepTo(total);
-            done.put(id, total);
-            advanceOverall();
+    public synchronized void fileAdvanced(int id, long done) {
+        File file = active.get(id);
+        if (file != null) {
+            file.done = done;
+            current = file.name;
+            draw(false);
         }
     }
 
     @Override
     public synchronized void fileFinished(int id, boolean ok) {
-        ProgressBar bar = bars.remove(id);
-        Long d = done.remove(id);
-        if (bar != null) {
-            if (ok) {
-                bar.stepTo(bar.getMax());
-            } else {
-                bar.setExtraMessage("failed");
-            }
-            finished += ok ? bar.getMax() : (d == null ? 0 : d);
-            bar.close();
+        File file = active.remove(id);
+        if (file != null) {
+            finishedBytes += ok ? file.size : file.done;
+            finishedResumed += file.resumedFrom;
+            finishedFiles++;
         }
-        advanceOverall();
+        draw(false);
     }
 
     @Override
     public synchronized void sessionFinished() {
-        bars.values().forEach(ProgressBar::close);
-        bars.clear();
-        if (overall != null) {
-            overall.close();
-            overall = null;
+        if (drawn) {
+            out.print("\r" + CLEAR_TO_END);
+            out.flush();
+            drawn = false;
         }
+        line = null;
     }
 
-    private void advanceOverall() {
-        if (overall != null) {
-            overall.stepTo(finished + done.values().stream().mapToLong(Long::longValue).sum());
+    private void draw(boolean force) {
+        if (line == null) {
+            return;
         }
+        long now = System.nanoTime();
+        long done = finishedBytes;
+        long resumed = finishedResumed;
+        for (File f : active.values()) {
+            done += f.done;
+            resumed += f.resumedFrom;
+        }
+        line.update(now, done, resumed, finishedFiles, current);
+        if (!force && now - lastDraw < REDRAW_NANOS) {
+            return;
+        }
+        lastDraw = now;
+        int width = columns.getAsInt();
+        out.print("\r" + line.render(now, width > 0 ? width : 80) + CLEAR_TO_END);
+        out.flush();
+        drawn = true;
     }
 
-    private static ProgressBar bar(String name, long size) {
-        return new ProgressBarBuilder()
-                .setTaskName(name.length() > 30 ? "…" + name.substring(name.length() - 29) : name)
-                .setInitialMax(size)
-                .setUnit(" MiB", 1 << 20)
-                .showSpeed(new DecimalFormat("0.0"))
-                .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BAR)
-                .setUpdateIntervalMillis(200)
-                .setMaxRenderedLength(100)
-                .setSpeedUnit(ChronoUnit.SECONDS)
-                .continuousUpdate()
-                .build();
-    }
-
-    /** Bars on an interactive terminal, plain lines every second otherwise. */
+    /** The status line on an interactive terminal, plain lines every second on standard error otherwise. */
     public static ProgressListener forConsole() {
-        return System.console() != null ? new TerminalProgress() : new LineProgress(System.err, Duration.ofSeconds(1));
+        if (System.console() == null) {
+            return new LineProgress(System.err, Duration.ofSeconds(1));
+        }
+        return new TerminalProgress(System.err, TerminalWidth.system());
     }
 }
