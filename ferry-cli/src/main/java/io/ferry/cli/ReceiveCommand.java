@@ -304,9 +304,18 @@ final class ReceiveCommand implements Callable<Integer> {
 
             @Override
             public void failed(String message) {
+                report(Map.of("event", "failed", "message", message), message);
+            }
+
+            @Override
+            public void fileFailed(String peer, String name, String message) {
+                report(Map.of("event", "failed", "name", name, "peer", peer.replaceFirst("^the sender at ", ""), "message", message), message);
+            }
+
+            private void report(Map<String, Object> event, String message) {
                 synchronized (out) {
                     if (json) {
-                        out.println(JsonSummary.write(Map.of("event", "failed", "message", message)));
+                        out.println(JsonSummary.write(event));
                         out.flush();
                     }
                 }

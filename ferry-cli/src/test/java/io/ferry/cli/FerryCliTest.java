@@ -409,6 +409,35 @@ class FerryCliTest {
     }
 
     @Test
+    void theReceiversJsonFailureEventsNameTheFileAndTheSender() throws Exception {
+        Path tree = tmp.resolve("two");
+        file("two/a.bin", 1000);
+        file("two/b.bin", 2000);
+        Path inbox = tmp.resolve("inbox-json");
+        Run receiver = ferry("receive", "--json", "--max-files", "1", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString());
+        try {
+            await("the receiver to say where it listens (on stderr with --json)", () -> receiver.errContains("receiving into"));
+            Matcher listening = LISTENING.matcher(receiver.errText());
+            assertTrue(listening.find(), receiver.errText());
+            Run sender = ferry("send", "--parallel", "1", tree.toString(), listening.group(1));
+            assertEquals(1, sender.finish(), sender::errText);
+            JsonNode failed = null;
+            for (String line; failed == null && (line = receiver.readLine()) != null; ) {
+                JsonNode event = JSON.readTree(line);
+                if (event.path("event").asText().equals("failed")) {
+                    failed = event;
+                }
+            }
+            assertTrue(failed != null, receiver.out.toString());
+            assertEquals("two/b.bin", failed.path("name").asText(), failed.toString());
+            assertTrue(failed.path("peer").asText().startsWith("127.0.0.1:"), failed.toString());
+            assertTrue(failed.path("message").asText().contains("at most 1 file from one sender"), failed.toString());
+        } finally {
+            receiver.stop();
+        }
+    }
+
+    @Test
     void aListenerThatSaysNothingIsNamedAsNoFerryReceiverInOneLine() throws Exception {
         try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Thread accepting = new Thread(() -> {

@@ -316,7 +316,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                         f.file.close();
                         IN_USE.remove(f.file.target, this);
                     });
-                    events.failed(peer + " gave up on " + f.file.name + ": " + reason);
+                    events.fileFailed(peer, f.file.name, peer + " gave up on " + f.file.name + ": " + reason);
                 }
                 closeIfSenderDone();
                 break;
@@ -331,23 +331,23 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             throw new IllegalStateException("file id " + id + " offered twice");
         }
         if (size < 0) {
-            refuse(id, "negative size " + size + " for " + name);
+            refuse(id, name, "negative size " + size + " for " + name);
             return;
         }
         if (open.size() >= MAX_OPEN_FILES) {
-            refuse(id, "more than " + MAX_OPEN_FILES + " files in flight on one connection");
+            refuse(id, name, "more than " + MAX_OPEN_FILES + " files in flight on one connection");
             return;
         }
         Path target;
         try {
             target = SafeNames.resolve(directory.path(), name);
         } catch (SafeNames.UnsafeNameException e) {
-            refuse(id, e.getMessage());
+            refuse(id, name, e.getMessage());
             return;
         }
         Optional<String> overLimit = limits.reserve(ctx.channel().remoteAddress(), target, name, size);
         if (overLimit.isPresent()) {
-            refuse(id, overLimit.get());
+            refuse(id, name, overLimit.get());
             return;
         }
         FileReceiveSession owner = IN_USE.putIfAbsent(target, this);
@@ -358,7 +358,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 claiming.put(id, false);
                 awaitClaim(id, size, name, target, System.nanoTime() + CLAIM_WAIT_NANOS);
             } else {
-                refuse(id, name + " is being received from another sender right now (it last sent data "
+                refuse(id, name, name + " is being received from another sender right now (it last sent data "
                         + seconds(silentNanos) + " ago; a sender silent for " + seconds(takeoverNanos) + " gives way)");
             }
             return;
@@ -375,7 +375,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             claimed(id, size, name, target);
         } else if (System.nanoTime() >= deadlineNanos) {
             claiming.remove(id);
-            refuse(id, name + " is still held by a silent sender's session");
+            refuse(id, name, name + " is still held by a silent sender's session");
         } else {
             ctx.executor().schedule(() -> awaitClaim(id, size, name, target, deadlineNanos), 20, TimeUnit.MILLISECONDS);
         }
@@ -387,7 +387,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             if (ended) {
                 return;
             }
-            events.failed(peer + " sent nothing for " + seconds(silentNanos) + " while " + newcomer.replaceFirst("^the ", "the new ")
+            events.fileFailed(peer, name, peer + " sent nothing for " + seconds(silentNanos) + " while " + newcomer.replaceFirst("^the ", "the new ")
                     + " offered " + name + ": its session is ended, and the new sender resumes from the data kept");
             FerryChannels.abort(ctx.channel());
         });
@@ -431,14 +431,14 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         if (e instanceof IncomingFile.ProtocolViolation) {
             endSession(peer + " broke the ferry protocol: " + e.getMessage(), "protocol error: " + e.getMessage());
         } else if (e instanceof IncomingFile.RefusedException) {
-            refuse(f.file.id, e.getMessage());
+            refuse(f.file.id, f.file.name, e.getMessage());
         } else if (e instanceof IOException && Failures.isDiskFull(e)) {
             String why = "the receiver's disk is full: cannot write " + f.file.name + " (" + Failures.reason((IOException) e) + "); "
                     + f.file.position() + " bytes kept in " + f.file.partial.getFileName() + " for a resume once there is space";
             endSession(why, why);
         } else {
             String reason = e instanceof IOException ? Failures.reason((IOException) e) : e.toString();
-            refuse(f.file.id, "cannot store " + f.file.name + ": " + reason);
+            refuse(f.file.id, f.file.name, "cannot store " + f.file.name + ": " + reason);
         }
         closeIfSenderDone();
     }
@@ -459,9 +459,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void refuse(int id, String message) {
+    private void refuse(int id, String name, String message) {
         anyFailed = true;
-        events.failed(message);
+        events.fileFailed(peer, name, message);
         ctx.writeAndFlush(Frames.verdict(ctx.alloc(), id, STATUS_FAILED, message));
     }
 
@@ -499,7 +499,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private void keepPartial(Open f) {
         f.failed = true;
         anyFailed = true;
-        events.failed("connection from " + peer.replaceFirst("^the sender at ", "") + " ended after " + f.file.position()
+        events.fileFailed(peer, f.file.name, "connection from " + peer.replaceFirst("^the sender at ", "") + " ended after " + f.file.position()
                 + " of " + f.file.size + " bytes of " + f.file.name + "; the data is kept in " + f.file.partial.getFileName()
                 + " and a new send resumes from it");
         f.disk.execute(() -> {

@@ -10,8 +10,16 @@ public interface ReceiverEvents {
     /** A file was stored and verified (or was already present with the same SHA-256). */
     void stored(FileOutcome outcome);
 
-    /** A file or a whole session was refused or failed; the message says why. */
+    /** A whole session (or a sender) was refused or failed; the message says why. */
     void failed(String message);
+
+    /**
+     * File {@code name} from {@code peer} was refused or failed; the message says why (and names both).
+     * Reported as {@link #failed} unless overridden.
+     */
+    default void fileFailed(String peer, String name, String message) {
+        failed(message);
+    }
 
     /** A session ended; {@code ok} if every file it offered was stored. */
     default void sessionEnded(String peer, boolean ok) {
