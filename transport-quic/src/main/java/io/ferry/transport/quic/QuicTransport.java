@@ -1,5 +1,6 @@
 package io.ferry.transport.quic;
 
+import io.ferry.transport.udp.UdpIo;
 import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannels;
@@ -242,15 +243,36 @@ public final class QuicTransport implements Transport {
      * socket, so a connection lives on that socket's loop and the listener's connections spread over every loop.
      */
     void bindListener(QuicServerChannel server, InetSocketAddress local, ChannelPromise promise) {
+        bindListener(server, local, promise, UdpIo.PORT_CLAIM_ATTEMPTS);
+    }
+
+    /**
+     * {@link #bindListener}, where sockets share the port: a plain bind proves the address free first
+     * ({@link UdpIo#claimFreeAddress}), as uTP's and UDT's listeners do, for {@code SO_REUSEPORT} lets a
+     * second process of the same user join the group, and a second receiver on the same port then took
+     * half of the first one's connections.
+     */
+    private void bindListener(QuicServerChannel server, InetSocketAddress requested, ChannelPromise promise, int attempts) {
         ChannelFuture first;
+        InetSocketAddress local = requested;
         try {
+            if (io.reusesPorts()) {
+                local = UdpIo.claimFreeAddress(requested, "QUIC");
+            }
             first = bindListenerSocket(server, server.eventLoop(), local);
-        } catch (RuntimeException e) {
+        } catch (java.io.IOException | RuntimeException e) {
             promise.tryFailure(e);
             server.close();
             return;
         }
+        boolean mayRetry = io.reusesPorts() && requested.getPort() == 0 && attempts > 1;
         first.addListener(f -> {
+            if (!f.isSuccess() && mayRetry && UdpIo.isAddressTaken(f.cause())) {
+                // another socket took the port 0 picked between the claim and the bind
+                sockets.remove(first.channel());
+                server.eventLoop().execute(() -> bindListener(server, requested, promise, attempts - 1));
+                return;
+            }
             List<ChannelFuture> more = new ArrayList<>();
             if (f.isSuccess() && io.reusesPorts()) {
                 InetSocketAddress bound = (InetSocketAddress) first.channel().localAddress();

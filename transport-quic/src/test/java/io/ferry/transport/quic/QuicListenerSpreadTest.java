@@ -26,6 +26,28 @@ class QuicListenerSpreadTest {
     private static final int CONNECTIONS = 24;
 
     @Test
+    void aSecondListenerOnAPortInUseIsRefusedNotJoinedToTheFirstsGroup() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "the sockets share their port with epoll's SO_REUSEPORT");
+        // two Transports stand for two processes of one user: SO_REUSEPORT would let the second join the first's port
+        try (Transports first = Transports.create(); Transports second = Transports.create()) {
+            Channel listener = first.listen("quic://127.0.0.1:0", new ChannelInboundHandlerAdapter()).sync().channel();
+            int port = ((InetSocketAddress) listener.localAddress()).getPort();
+            io.netty.channel.ChannelFuture again = second.listen("quic://127.0.0.1:" + port, new ChannelInboundHandlerAdapter());
+            assertTrue(again.await(10, TimeUnit.SECONDS));
+            assertTrue(again.cause() instanceof java.net.BindException, String.valueOf(again.cause()));
+            assertTrue(again.cause().getMessage().contains("QUIC cannot listen on") && again.cause().getMessage().contains("in use"),
+                    again.cause().getMessage());
+            // nor beside a plain UDP socket holding the port (a uTP or UDT listener's, say)
+            try (java.net.DatagramSocket held = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+                io.netty.channel.ChannelFuture beside = second.listen("quic://127.0.0.1:" + held.getLocalPort(), new ChannelInboundHandlerAdapter());
+                assertTrue(beside.await(10, TimeUnit.SECONDS));
+                assertTrue(beside.cause() instanceof java.net.BindException, String.valueOf(beside.cause()));
+            }
+            listener.close().sync();
+        }
+    }
+
+    @Test
     void connectionsToOneListenerLiveOnMoreThanOneLoop() throws Exception {
         assumeTrue(Epoll.isAvailable(), "the sockets spread with epoll's SO_REUSEPORT");
         assumeTrue(Runtime.getRuntime().availableProcessors() > 1, "one loop per processor: needs two");
