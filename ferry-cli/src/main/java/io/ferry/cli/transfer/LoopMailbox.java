@@ -23,11 +23,20 @@ final class LoopMailbox {
         this.ctx = ctx;
     }
 
-    /** Runs {@code task} on the event loop, in the order posted; frames it writes are flushed after it. */
+    /**
+     * Runs {@code task} on the event loop, in the order posted; frames it writes are flushed after it. Once
+     * the loop has shut down (the session ended and ferry is exiting while a disk thread still reads) the
+     * task is dropped: its channel is closed, and a rejected task had printed a stack trace from the disk
+     * thread into the user's terminal.
+     */
     void post(Runnable task) {
         tasks.add(task);
         if (posted.compareAndSet(false, true)) {
-            ctx.executor().execute(this::runAll);
+            try {
+                ctx.executor().execute(this::runAll);
+            } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+                tasks.clear();
+            }
         }
     }
 

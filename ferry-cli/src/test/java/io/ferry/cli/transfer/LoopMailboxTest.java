@@ -29,6 +29,25 @@ class LoopMailboxTest {
     }
 
     @Test
+    void aTaskPostedAfterTheLoopShutDownIsDroppedWithoutAnExceptionOnTheDiskThread() throws Exception {
+        io.netty.channel.DefaultEventLoopGroup group = new io.netty.channel.DefaultEventLoopGroup(1);
+        io.netty.channel.local.LocalChannel channel = new io.netty.channel.local.LocalChannel();
+        ChannelInboundHandlerAdapter session = new ChannelInboundHandlerAdapter();
+        channel.pipeline().addLast(session);
+        group.register(channel).sync();
+        LoopMailbox mailbox = new LoopMailbox(channel.pipeline().context(session));
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        AtomicInteger ran = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread disk = new Thread(() -> mailbox.post(ran::incrementAndGet), "ferry-disk-1");
+        disk.setUncaughtExceptionHandler((t, e) -> thrown.set(e));
+        disk.start();
+        disk.join();
+        assertNull(thrown.get(), "the disk thread ends quietly");
+        assertEquals(0, ran.get());
+    }
+
+    @Test
     void tasksPostedTogetherRunInOrderAndTheirFramesLeaveInOneFlush() throws Exception {
         Flushes flushes = new Flushes();
         ChannelInboundHandlerAdapter session = new ChannelInboundHandlerAdapter();
