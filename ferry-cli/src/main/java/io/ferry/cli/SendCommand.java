@@ -39,7 +39,7 @@ import java.util.concurrent.FutureTask;
 /** {@code ferry send PATH... URI}. */
 @Command(name = "send", mixinStandardHelpOptions = true, sortOptions = false,
         customSynopsis = "ferry send [--tls [--pin=sha256:HEX | --ca=FILE] [--cert=FILE --key=FILE]] [--token-file=FILE] [--opt=NAME=VALUE]... [--json] [-v | -q] [--streams=N] [--parallel=N] "
-                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--checksum=NAME] [--no-hash-cache] [--no-zero-copy] [--as=NAME] PATH... URI",
+                + "[--chunk-size=SIZE] [--limit-rate=RATE] [--checksum=NAME] [--no-hash-cache] [--no-zero-copy] [--no-preserve] [--as=NAME] PATH... URI",
         description = {"Send files and whole directories (structure preserved) to a ferry receiver, several files in flight on one "
                 + "connection, and wait until the receiver has verified every one (CRC-32C, or SHA-256 with --checksum sha256).",
                 "An interrupted transfer resumes: sending again skips what the receiver already holds and verified, "
@@ -99,6 +99,10 @@ final class SendCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print a JSON summary (bytes, time, rate, RTT, retransmissions, loss, per file) on stdout; "
             + "a send that fails before its session prints one too, with \"ok\": false and the \"error\".")
     boolean json;
+
+    @Option(names = "--no-preserve", description = "Do not keep the permission bits and modification times of files and "
+            + "directories (by default they are kept, as rsync -a keeps them; owners never are).")
+    boolean noPreserve;
 
     @Option(names = "--parallel", paramLabel = "N", defaultValue = "4", description = "Files streaming at once on the connection, their chunks interleaved (default: ${DEFAULT-VALUE}); up to 64 more (at most 64 MiB of them) are offered and prepared ahead.")
     int parallel;
@@ -195,6 +199,9 @@ final class SendCommand implements Callable<Integer> {
             } catch (IOException e) {
                 return failed(out, err, uri, target, null, e.getMessage());
             }
+            if (noPreserve) {
+                plan = plan.withoutAttributes();
+            }
             ProgressListener progress = quiet ? ProgressListener.NONE : TerminalProgress.forConsole();
             FileSendSession session = new FileSendSession(plan, settings, progress);
             if (token != null) {
@@ -226,13 +233,16 @@ final class SendCommand implements Callable<Integer> {
                 settings.hashCache().flush(); // before the process exits: remember() writes at most once a second
             }
             report(human, err, uri, result);
+            for (String skip : plan.skipped()) {
+                err.println("ferry send: " + skip); // a link out of the tree, a socket: named, never dropped in silence
+            }
             if (json) {
                 out.println(JsonSummary.write(JsonSummary.of(uri, target.scheme(), result)
                         .withStreams(streams, JsonSummary.perStream(connected.channel()))));
             }
             out.flush();
             err.flush();
-            return result.ok() ? 0 : 1;
+            return result.ok() && plan.skipped().isEmpty() ? 0 : 1;
         }
     }
 

@@ -382,6 +382,72 @@ class FerryCliTest {
         assertFalse(Files.exists(tmp.resolve("escaped.bin")), "nothing outside the receiving directory");
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tcp", "utp"})
+    void aTreeArrivesAsRsyncAKeepsItAndALinkOutOfItIsNamedNotDropped(String scheme) throws Exception {
+        Path tree = tmp.resolve("kept");
+        Path script = file("kept/bin/run.sh", 300);
+        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+        file("kept/docs/readme.txt", 2000);
+        Files.createDirectories(tree.resolve("empty/deeper"));
+        Files.setPosixFilePermissions(tree.resolve("docs"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(tree.resolve("empty"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.createSymbolicLink(tree.resolve("docs/latest"), Path.of("readme.txt"));
+        Files.createSymbolicLink(tree.resolve("escape"), Path.of("../../etc/passwd"));
+        long t = 1_600_000_000_000L;
+        try (java.util.stream.Stream<Path> all = Files.walk(tree)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.getFileAttributeView(p, java.nio.file.attribute.BasicFileAttributeView.class, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        .setTimes(java.nio.file.attribute.FileTime.fromMillis(t += 1000), null, null);
+            }
+        }
+        Path inbox = tmp.resolve("inbox-kept");
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString());
+        try {
+            String uri = awaitListening(receiver);
+            Run sender = ferry("send", tree.toString(), uri);
+            assertEquals(1, sender.finish(), "a link out of the tree is not sent, and the send says so: " + sender.errText());
+            assertTrue(sender.errText().contains("ferry send: kept/escape -> ../../etc/passwd: a link out of the tree sent, not sent"),
+                    sender.errText());
+            assertEquals(1, sender.errText().lines().count(), sender.errText());
+            await("the receiver to set the directories' times", () -> {
+                try {
+                    return Files.exists(inbox.resolve("kept/empty/deeper"))
+                            && Files.getLastModifiedTime(inbox.resolve("kept")).equals(Files.getLastModifiedTime(tree));
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            try (java.util.stream.Stream<Path> all = Files.walk(tree)) {
+                for (Path p : all.toList()) {
+                    Path there = inbox.resolve(tmp.relativize(p).toString());
+                    String what = tmp.relativize(p).toString();
+                    if (what.equals("kept/escape")) {
+                        assertFalse(Files.exists(there, java.nio.file.LinkOption.NOFOLLOW_LINKS), "not sent");
+                        continue;
+                    }
+                    java.nio.file.attribute.PosixFileAttributes mine = Files.readAttributes(p,
+                            java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                    java.nio.file.attribute.PosixFileAttributes theirs = Files.readAttributes(there,
+                            java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                    assertEquals(mine.isDirectory(), theirs.isDirectory(), what);
+                    assertEquals(mine.isSymbolicLink(), theirs.isSymbolicLink(), what);
+                    assertEquals(mine.lastModifiedTime(), theirs.lastModifiedTime(), "modification time of " + what);
+                    if (mine.isSymbolicLink()) {
+                        assertEquals(Files.readSymbolicLink(p), Files.readSymbolicLink(there), what);
+                    } else {
+                        assertEquals(mine.permissions(), theirs.permissions(), "permission bits of " + what);
+                    }
+                    if (mine.isRegularFile()) {
+                        assertArrayEquals(Files.readAllBytes(p), Files.readAllBytes(there), what);
+                    }
+                }
+            }
+        } finally {
+            receiver.stop();
+        }
+    }
+
     @Test
     void verboseListsEveryFileAndQuietPrintsNothingButErrors() throws Exception {
         Path tree = tmp.resolve("several");

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -85,15 +86,24 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     /** A file and its disk queue. */
     private final class Open {
         final IncomingFile file;
+        final FileAttributes attributes;
         final SerialExecutor disk = new SerialExecutor(diskPool);
         volatile boolean failed;
         /** Whether the sender's END for it arrived (on the event loop). */
         boolean endSeen;
 
-        Open(IncomingFile file) {
+        Open(IncomingFile file, FileAttributes attributes) {
             this.file = file;
+            this.attributes = attributes;
         }
     }
+
+    /** The directories and links of the sender's trees, made on their own disk queue. */
+    private ReceivedTree tree;
+    private SerialExecutor treeDisk;
+    /** ENTRY frames whose verdict is not sent yet (on the event loop). */
+    private int entriesPending;
+    private boolean treeFinished;
 
     /**
      * @param directory where files are stored (must exist)
@@ -131,6 +141,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             throw new IllegalArgumentException("the takeover time must not be negative: " + takeover);
         }
         this.takeoverNanos = takeover.toNanos();
+        this.tree = new ReceivedTree(this.directory);
+        this.treeDisk = new SerialExecutor(diskPool);
     }
 
     /**
@@ -251,7 +263,16 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 int id = in.readInt();
                 long size = in.readLong();
                 String name = Frames.readText(in);
-                onOffer(id, size, name);
+                FileAttributes attributes = new FileAttributes(in.readUnsignedShort(), in.readLong());
+                onOffer(id, size, name, attributes);
+                break;
+            }
+            case ENTRY: {
+                int id = in.readInt();
+                int kind = in.readUnsignedByte();
+                FileAttributes attributes = new FileAttributes(in.readUnsignedShort(), in.readLong());
+                String name = Frames.readText(in);
+                onEntry(id, kind, name, Frames.readText(in), attributes);
                 break;
             }
             case START:
@@ -301,6 +322,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                     f.endSeen = true;
                     f.disk.execute(() -> onDisk(f, () -> {
                         int status = f.file.finish(theirs);
+                        if (status == STATUS_STORED || status == STATUS_ALREADY_PRESENT) {
+                            f.attributes.applyTo(f.file.target, false);
+                        }
                         storedOrPresent(f, status);
                     }));
                 }
@@ -326,7 +350,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onOffer(int id, long size, String name) {
+    private void onOffer(int id, long size, String name, FileAttributes attributes) {
         if (open.containsKey(id)) {
             throw new IllegalStateException("file id " + id + " offered twice");
         }
@@ -356,28 +380,67 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             if (owner != this && silentNanos >= takeoverNanos) {
                 owner.giveUp(name, silentNanos, peer);
                 claiming.put(id, false);
-                awaitClaim(id, size, name, target, System.nanoTime() + CLAIM_WAIT_NANOS);
+                awaitClaim(id, size, name, attributes, target, System.nanoTime() + CLAIM_WAIT_NANOS);
             } else {
                 refuse(id, name, name + " is being received from another sender right now (it last sent data "
                         + seconds(silentNanos) + " ago; a sender silent for " + seconds(takeoverNanos) + " gives way)");
             }
             return;
         }
-        claimed(id, size, name, target);
+        claimed(id, size, name, attributes, target);
+    }
+
+    /** A directory or link of the sender's tree: made on the tree's disk queue, answered with a verdict. */
+    private void onEntry(int id, int kind, String name, String target, FileAttributes attributes) {
+        Path path;
+        try {
+            path = SafeNames.resolve(directory.path(), name);
+        } catch (SafeNames.UnsafeNameException e) {
+            refuse(id, name, e.getMessage());
+            return;
+        }
+        if (kind != ENTRY_DIRECTORY && kind != ENTRY_LINK) {
+            refuse(id, name, name + ": unknown entry kind " + kind);
+            return;
+        }
+        entriesPending++;
+        treeDisk.execute(() -> {
+            String failure = null;
+            try {
+                if (kind == ENTRY_DIRECTORY) {
+                    tree.directory(name, path, attributes);
+                } else {
+                    tree.link(name, path, target, attributes);
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = e instanceof IncomingFile.RefusedException ? e.getMessage()
+                        : "cannot make " + name + ": " + (e instanceof IOException ? Failures.reason((IOException) e) : e.toString());
+            }
+            String why = failure;
+            loop.post(() -> {
+                entriesPending--;
+                if (why == null) {
+                    ctx.write(Frames.verdict(ctx.alloc(), id, STATUS_STORED, (kind == ENTRY_DIRECTORY ? "directory " : "link ") + name));
+                } else {
+                    refuse(id, name, why);
+                }
+                closeIfSenderDone();
+            });
+        });
     }
 
     /** Waits on this session's loop for a silent sender's session to release {@code target}, then takes it. */
-    private void awaitClaim(int id, long size, String name, Path target, long deadlineNanos) {
+    private void awaitClaim(int id, long size, String name, FileAttributes attributes, Path target, long deadlineNanos) {
         if (ended) {
             return;
         }
         if (IN_USE.putIfAbsent(target, this) == null) {
-            claimed(id, size, name, target);
+            claimed(id, size, name, attributes, target);
         } else if (System.nanoTime() >= deadlineNanos) {
             claiming.remove(id);
             refuse(id, name, name + " is still held by a silent sender's session");
         } else {
-            ctx.executor().schedule(() -> awaitClaim(id, size, name, target, deadlineNanos), 20, TimeUnit.MILLISECONDS);
+            ctx.executor().schedule(() -> awaitClaim(id, size, name, attributes, target, deadlineNanos), 20, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -397,8 +460,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         return String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9);
     }
 
-    private void claimed(int id, long size, String name, Path target) {
-        Open f = new Open(new IncomingFile(id, name, size, target, overwrite, auth.checksum()));
+    private void claimed(int id, long size, String name, FileAttributes attributes, Path target) {
+        Open f = new Open(new IncomingFile(id, name, size, target, overwrite, auth.checksum()), attributes);
         open.put(id, f);
         boolean eagerDropped = Boolean.TRUE.equals(claiming.remove(id));
         f.disk.execute(() -> onDisk(f, () -> {
@@ -488,6 +551,11 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (!treeFinished && open.isEmpty() && entriesPending == 0 && auth != null && auth.admitted()) {
+            // a sender under TLS closes once every verdict is in, without ending its stream first
+            treeFinished = true;
+            treeDisk.execute(() -> tree.finish().forEach(events::failed));
+        }
         open.values().forEach(this::keepPartial);
         open.clear();
         ended = true;
@@ -521,8 +589,16 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     }
 
     private void closeIfSenderDone() {
-        if (senderDone && open.isEmpty() && ctx.channel().isActive()) {
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        if (senderDone && open.isEmpty() && entriesPending == 0 && ctx.channel().isActive() && !treeFinished) {
+            // the directories' modes and times last: files written into them would change their times
+            treeFinished = true;
+            treeDisk.execute(() -> {
+                List<String> failures = tree.finish();
+                loop.post(() -> {
+                    failures.forEach(events::failed);
+                    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                });
+            });
         }
     }
 

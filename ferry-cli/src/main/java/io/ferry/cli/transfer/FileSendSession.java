@@ -68,6 +68,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private SendDisk disk;
     private final CompletableFuture<SessionResult> result = new CompletableFuture<>();
     private final OfferSchedule schedule;
+    private final SentTree tree;
 
     private ChannelHandlerContext ctx;
     private SharedSecret token;
@@ -106,6 +107,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             files.add(new OutgoingFile(files.size(), entry, diskPool));
         }
         this.schedule = new OfferSchedule(files, settings.parallelFiles());
+        this.tree = new SentTree(plan.tree(), files.size());
     }
 
     /**
@@ -235,8 +237,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (!admitted()) {
             return;
         }
+        tree.sendOnce(ctx);
         for (OutgoingFile file; !result.isDone() && (file = schedule.nextOffer(System.nanoTime())) != null; ) {
-            ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name()));
+            ctx.write(Frames.offer(ctx.alloc(), file.id, file.size(), file.entry.name(), file.entry.attributes()));
             if (eagerStart && !answered && file.size() > 0) {
                 // Before the receiver's first answer: start it as new at once (EAGER), see TransferProtocol.
                 file.eager = true;
@@ -244,6 +247,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             }
         }
         loop.flush();
+        maybeEndOutput(); // a send of directories and links only
     }
 
     @Override
@@ -322,8 +326,15 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
                 break;
             }
             case VERDICT: {
+                int id = in.readInt();
+                if (tree.owns(id)) {
+                    int status = in.readUnsignedByte();
+                    tree.onVerdict(id, status, Frames.readText(in), settings.checksum());
+                    checkDone();
+                    break;
+                }
                 answered = true;
-                OutgoingFile file = file(in.readInt());
+                OutgoingFile file = file(id);
                 int status = in.readUnsignedByte();
                 String message = Frames.readText(in);
                 if (file != null && file.state != OutgoingFile.State.DONE) {
@@ -475,7 +486,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
      * last verdict does not wait another round trip for it.
      */
     private void maybeEndOutput() {
-        if (!halfClose || outputEnded || result.isDone() || filesOver < files.size()) {
+        if (!halfClose || outputEnded || result.isDone() || filesOver < files.size() || !tree.sent()) {
             return;
         }
         outputEnded = true;
@@ -534,7 +545,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     }
 
     private void checkDone() {
-        if (result.isDone() || filesDone < files.size()) {
+        if (result.isDone() || filesDone < files.size() || !tree.done()) {
             return;
         }
         complete(Optional.empty());
@@ -567,7 +578,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException notAFerryChannel) {
             // e.g. an embedded channel in a test: no statistics
         }
-        List<FileOutcome> outcomes = files.stream().map(f -> f.outcome).toList();
+        List<FileOutcome> outcomes = new ArrayList<>(files.stream().map(f -> f.outcome).toList());
+        outcomes.addAll(tree.failures());
         HashCache cache = settings.hashCache();
         if (cache != null) {
             diskPool.execute(cache::flush); // what remember() left for later (ferry send also flushes before it exits)

@@ -40,10 +40,21 @@ final class Frames {
         return header(alloc, type, proof.length).writeBytes(proof);
     }
 
-    static ByteBuf offer(ByteBufAllocator alloc, int id, long size, String name) {
+    static ByteBuf offer(ByteBufAllocator alloc, int id, long size, String name, FileAttributes attributes) {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
-        int length = 4 + 8 + 2 + n.length;
-        return header(alloc, OFFER, length).writeInt(id).writeLong(size).writeShort(n.length).writeBytes(n);
+        int length = 4 + 8 + 2 + n.length + 2 + 8;
+        return header(alloc, OFFER, length).writeInt(id).writeLong(size).writeShort(n.length).writeBytes(n)
+                .writeShort(attributes.mode()).writeLong(attributes.mtimeMillis());
+    }
+
+    /** ENTRY: a directory or a symbolic link of a tree sent. */
+    static ByteBuf entry(ByteBufAllocator alloc, int id, SendPlan.TreeEntry entry) {
+        byte[] n = entry.name().getBytes(StandardCharsets.UTF_8);
+        byte[] t = entry.target().getBytes(StandardCharsets.UTF_8);
+        int kind = entry.kind() == SendPlan.TreeEntry.Kind.DIRECTORY ? ENTRY_DIRECTORY : ENTRY_LINK;
+        return header(alloc, ENTRY, 4 + 1 + 2 + 8 + 2 + n.length + 2 + t.length).writeInt(id).writeByte(kind)
+                .writeShort(entry.attributes().mode()).writeLong(entry.attributes().mtimeMillis())
+                .writeShort(n.length).writeBytes(n).writeShort(t.length).writeBytes(t);
     }
 
     static ByteBuf start(ByteBufAllocator alloc, int id, long offset) {

@@ -12,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * parent is created and proven to lie inside the directory (no symbolic link leads out of it) once per
  * session, not once per file: for a tree of small files those checks (a {@code mkdir} that fails with an
  * exception, a stat, and two {@code realpath} walks of every component) cost more than writing the file.
- * A sender cannot make links, only regular files and directories, so a parent checked earlier in the
- * session stays inside. Used from the disk threads.
+ * A sender makes a link only where nothing is ({@link ReceivedTree#link}), never in place of a directory,
+ * so a parent checked earlier in the session stays inside. Used from the disk threads.
  */
 final class ReceivingDirectory {
 

@@ -3,13 +3,14 @@ package io.ferry.cli.transfer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The ferry file-transfer wire format, version 6: one session per connection, many files in flight,
+ * The ferry file-transfer wire format, version 7: one session per connection, many files in flight,
  * resumable, senders optionally chosen by a shared secret, content verified with a checksum the sender
- * chooses, the first files' content sent without waiting a round trip for their ACCEPT. All integers are
- * big-endian.
+ * chooses, the first files' content sent without waiting a round trip for their ACCEPT, and a tree kept as
+ * {@code rsync -a} keeps it (permission bits, modification times, empty directories, links inside the tree).
+ * All integers are big-endian.
  *
  * <pre>
- * both sides first:  hello   "FERRY" u8 version=6           (the sender sends it, the receiver answers it)
+ * both sides first:  hello   "FERRY" u8 version=7           (the sender sends it, the receiver answers it)
  * then frames:       u8 type  u32 length  payload[length]
  *
  * who may send, and how content is checked, before any other frame in either direction
@@ -18,11 +19,17 @@ import java.nio.charset.StandardCharsets;
  *                                  checksum 1: CRC-32C (C = 4 bytes); 2: SHA-256 (C = 32 bytes), for every file
  *   receiver → sender    AUTH  19  u8 mode  [nonceR[32]]     sent with the receiver's hello, same modes
  *   with mode 1 on both sides, in this order:
- *   sender → receiver    PROOF  7  hmac[32]                 HMAC-SHA256(secret, "ferry sender proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 6 token")
- *   receiver → sender    PROOF 20  hmac[32]                 HMAC-SHA256(secret, "ferry receiver proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 6 token")
+ *   sender → receiver    PROOF  7  hmac[32]                 HMAC-SHA256(secret, "ferry sender proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 7 token")
+ *   receiver → sender    PROOF 20  hmac[32]                 HMAC-SHA256(secret, "ferry receiver proof\0" ‖ nonceS ‖ nonceR ‖ "ferry protocol 7 token")
  *
  * sender → receiver
- *   OFFER   1  u32 id  i64 size  u16 n  name[n]         a '/'-separated relative path, UTF-8
+ *   OFFER   1  u32 id  i64 size  u16 n  name[n]         a '/'-separated relative path, UTF-8,
+ *              u16 mode  i64 mtime                      then the permission bits (0-0777; 0xFFFF: not kept) and the
+ *                                                       modification time (ms since the epoch; i64 min: not kept)
+ *   ENTRY   9  u32 id  u8 kind  u16 mode  i64 mtime     a directory (kind 1) or a symbolic link (kind 2) of a tree:
+ *              u16 n  name[n]  u16 t  target[t]         the receiver makes it (a link's target: '/'-separated,
+ *                                                       relative, inside the tree) and answers with a VERDICT;
+ *                                                       a directory's mode and time are set when the session ends
  *   START   2  u32 id  i64 offset                       content follows from offset (0: from the beginning)
  *   EAGER   8  u32 id                                   content follows from 0, sent before the file's ACCEPT arrived:
  *                                                       kept if the receiver accepts the file as new (kind 0),
@@ -66,6 +73,13 @@ import java.nio.charset.StandardCharsets;
  * certificate after the sender's handshake is done), and a receiver ending a session with ERROR closes
  * lingeringly ({@link LingeringClose}) so that a sender already streaming reads it. (Version 6 added EAGER.)
  *
+ * <p><b>The tree.</b> Before its first offer a sender sends an ENTRY for every directory of the trees it sends,
+ * parents first (empty ones too), and for every symbolic link that stays inside them; ids follow the files'.
+ * The receiver sets a file's mode and time once it is stored (or found already present), a link's time
+ * when it makes it, and a directory's mode and time when the session ends, deepest first, so that files
+ * written into it do not change its time and a read-only mode does not refuse them. (Version 7 added the
+ * attributes and ENTRY.)
+ *
  * <p>Other versions are refused with a message naming both versions. Version 1 (one file per connection, no resume) is refused with a message the old version can
  * read: a receiver answers a version-1 offer with a version-1 verdict, and a sender recognises a
  * version-1 verdict in place of a hello.
@@ -74,7 +88,7 @@ public final class TransferProtocol {
 
     static final byte[] MAGIC = "FERRY".getBytes(StandardCharsets.US_ASCII);
     /** The version this implementation speaks. */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
     static final int HELLO_LENGTH = MAGIC.length + 1;
     static final int MAX_NAME_BYTES = 4096;
     /** Largest frame payload accepted: a 16 MiB chunk plus its id. */
@@ -90,6 +104,9 @@ public final class TransferProtocol {
     static final int SENDER_AUTH = 6;
     static final int SENDER_PROOF = 7;
     static final int EAGER = 8;
+    static final int ENTRY = 9;
+    static final int ENTRY_DIRECTORY = 1;
+    static final int ENTRY_LINK = 2;
     static final int ACCEPT = 16;
     static final int VERDICT = 17;
     static final int ERROR = 18;

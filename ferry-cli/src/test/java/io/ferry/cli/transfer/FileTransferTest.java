@@ -396,8 +396,8 @@ class FileTransferTest {
         byte[] content = Files.readAllBytes(ended);
         ByteBuf request = helloOfThisVersion();
         writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, null));
-        writeAndRelease(request, Frames.offer(request.alloc(), 0, content.length, "ended.bin"));
-        writeAndRelease(request, Frames.offer(request.alloc(), 1, 100_000, "cut.bin"));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, content.length, "ended.bin", FileAttributes.NONE));
+        writeAndRelease(request, Frames.offer(request.alloc(), 1, 100_000, "cut.bin", FileAttributes.NONE));
         writeAndRelease(request, Frames.start(request.alloc(), 0, 0));
         writeAndRelease(request, Frames.dataHeaderAlone(request.alloc(), 0, content.length));
         request.writeBytes(content);
@@ -422,7 +422,7 @@ class FileTransferTest {
         ByteBuf v1Offer = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(name.length).writeBytes(name).writeLong(3);
         String reply = rawExchange(receiver.port(), v1Offer);
         assertTrue(reply.startsWith("FERRY\u0001"), "a version-1 verdict with status 1 (failed): " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 6; upgrade the sender"), reply);
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 7; upgrade the sender"), reply);
         assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("version 1"));
     }
 
@@ -431,7 +431,7 @@ class FileTransferTest {
         Receiver oldReceiver = fakeReceiver(Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(1).writeShort(5)
                 .writeBytes("nope!".getBytes(StandardCharsets.US_ASCII)));
         SessionResult result = sendTo(oldReceiver, SendPlan.of(List.of(file("x.bin", 100, 11))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 6"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 1; this sender speaks version 7"),
                 result.failure().toString());
     }
 
@@ -439,11 +439,11 @@ class FileTransferTest {
     void aVersionTwoSenderIsToldWhichVersionTheReceiverSpeaks() throws Exception {
         Receiver receiver = receiver(true);
         ByteBuf v2 = Unpooled.buffer().writeBytes(TransferProtocol.MAGIC).writeByte(2);
-        writeAndRelease(v2, Frames.offer(v2.alloc(), 0, 3, "old.bin"));
+        writeAndRelease(v2, Frames.offer(v2.alloc(), 0, 3, "old.bin", FileAttributes.NONE));
         String reply = rawExchange(receiver.port(), v2);
         assertTrue(reply.startsWith("FERRY" + (char) TransferProtocol.VERSION), "the receiver's own hello: " + reply);
-        assertTrue(reply.contains("this receiver speaks ferry protocol version 6"), reply);
-        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 6"));
+        assertTrue(reply.contains("this receiver speaks ferry protocol version 7"), reply);
+        assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).contains("speaks ferry protocol version 2; this receiver speaks version 7"));
         assertNothingIn(inbox);
     }
 
@@ -454,8 +454,47 @@ class FileTransferTest {
         reply.writeBytes(error);
         error.release();
         SessionResult result = sendTo(fakeReceiver(reply), SendPlan.of(List.of(file("x.bin", 100, 13))));
-        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 6"),
+        assertTrue(result.failure().orElseThrow().contains("speaks ferry protocol version 2; this sender speaks version 7"),
                 result.failure().toString());
+    }
+
+    @Test
+    void aSendersLinksThatCouldLeadOutOfTheReceivingDirectoryAreRefusedOneByOne() throws Exception {
+        Receiver receiver = receiver(false);
+        ByteBuf request = helloOfThisVersion();
+        writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, null));
+        String[][] links = {
+                {"t/up", "../../x"},   // lexically out
+                {"t/dot", "./x"},      // '.' component
+                {"t/r", ".."},         // inside (the receiving directory itself): taken
+                {"t/r/e", ".."},       // its directory is reached through t/r: '..' there is the real parent's, outside
+                {"t/abs", "/etc"},     // absolute
+                {"t/mid", "d/../.."},  // '..' after a name
+        };
+        int id = 0;
+        for (String[] l : links) {
+            writeAndRelease(request, Frames.entry(request.alloc(), id++,
+                    new SendPlan.TreeEntry(SendPlan.TreeEntry.Kind.LINK, l[0], l[1], FileAttributes.NONE)));
+        }
+        writeAndRelease(request, Frames.entry(request.alloc(), id,
+                new SendPlan.TreeEntry(SendPlan.TreeEntry.Kind.DIRECTORY, "t/d", "", new FileAttributes(0750, 1_500_000_000_000L))));
+        rawExchange(receiver.port(), request, true);
+        assertTrue(Files.isSymbolicLink(inbox.resolve("t/r")), "the link inside is made");
+        assertEquals(java.nio.file.Path.of(".."), Files.readSymbolicLink(inbox.resolve("t/r")));
+        for (String refused : List.of("t/up", "t/dot", "t/abs", "t/mid")) {
+            assertFalse(Files.exists(inbox.resolve(refused), java.nio.file.LinkOption.NOFOLLOW_LINKS), refused);
+        }
+        assertFalse(Files.exists(inbox.resolve("e"), java.nio.file.LinkOption.NOFOLLOW_LINKS), "nothing made through t/r");
+        assertTrue(Files.isDirectory(inbox.resolve("t/d")));
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"), Files.getPosixFilePermissions(inbox.resolve("t/d")));
+        assertEquals(1_500_000_000_000L, Files.getLastModifiedTime(inbox.resolve("t/d")).toMillis(), "set when the session ended");
+        List<String> failures = new ArrayList<>();
+        for (String f; (f = receiver.failures.poll(5, TimeUnit.SECONDS)) != null && failures.size() < 5; ) {
+            failures.add(f);
+        }
+        assertEquals(5, failures.size(), "one line per refused link: " + failures);
+        assertTrue(failures.stream().anyMatch(f -> f.startsWith("t/r/e: refused link: its directory is reached through another link")), failures.toString());
+        assertTrue(failures.stream().anyMatch(f -> f.startsWith("t/mid -> d/../..: refused link target ('..' after a name)")), failures.toString());
     }
 
     @Test
@@ -463,7 +502,7 @@ class FileTransferTest {
         Receiver receiver = receiver(true, FileReceiveSession.DEFAULT_TAKEOVER, SECRET);
         ByteBuf request = helloOfThisVersion();
         writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, null));
-        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "sneaked.bin"));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "sneaked.bin", FileAttributes.NONE));
         String reply = rawExchange(receiver.port(), request);
         assertTrue(reply.contains("takes files only from senders holding its shared secret (--token-file)"), reply);
         assertTrue(receiver.failures.poll(5, TimeUnit.SECONDS).startsWith("refused the sender at 127.0.0.1:"));
@@ -476,7 +515,7 @@ class FileTransferTest {
         ByteBuf request = helloOfThisVersion();
         writeAndRelease(request, Frames.senderAuth(request.alloc(), Checksum.CRC32C, SharedSecret.nonce()));
         writeAndRelease(request, Frames.proof(request.alloc(), TransferProtocol.SENDER_PROOF, new byte[SharedSecret.PROOF_BYTES]));
-        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "forged.bin"));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "forged.bin", FileAttributes.NONE));
         String reply = rawExchange(receiver.port(), request);
         assertTrue(reply.contains("wrong token (--token-file)"), reply);
         assertFalse(reply.contains(new String(new byte[]{TransferProtocol.RECEIVER_PROOF, 0, 0, 0, SharedSecret.PROOF_BYTES},
@@ -568,7 +607,7 @@ class FileTransferTest {
         ByteBufAllocator alloc = client.alloc();
         client.write(Frames.hello(alloc));
         client.write(Frames.senderAuth(alloc, Checksum.CRC32C, null));
-        client.write(Frames.offer(alloc, 0, size, name));
+        client.write(Frames.offer(alloc, 0, size, name, FileAttributes.NONE));
         client.write(Frames.start(alloc, 0, 0));
         ByteBuf data = Frames.dataHeader(alloc, 0, sent);
         data.writeZero(sent);
@@ -641,7 +680,7 @@ class FileTransferTest {
         Receiver receiver = receiver(true);
         ByteBuf request = helloOfThisVersion();
         request.writeByte(TransferProtocol.SENDER_AUTH).writeInt(2).writeByte(TransferProtocol.MODE_OPEN).writeByte(99);
-        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "odd.bin"));
+        writeAndRelease(request, Frames.offer(request.alloc(), 0, 10, "odd.bin", FileAttributes.NONE));
         String reply = rawExchange(receiver.port(), request);
         assertTrue(reply.contains("protocol error: unknown checksum 99 in its AUTH frame"), reply);
         assertNothingIn(inbox);
@@ -662,7 +701,7 @@ class FileTransferTest {
         ByteBufAllocator alloc = client.alloc();
         client.write(Frames.hello(alloc));
         client.write(Frames.senderAuth(alloc, checksum, null));
-        client.write(Frames.offer(alloc, 0, 4, "bad.bin"));
+        client.write(Frames.offer(alloc, 0, 4, "bad.bin", FileAttributes.NONE));
         client.write(Frames.start(alloc, 0, 0));
         client.write(Frames.dataHeader(alloc, 0, 4).writeBytes(new byte[]{1, 2, 3, 4}));
         client.writeAndFlush(Frames.end(alloc, 0, new byte[checksum.length()])); // zeros: not the checksum of 1 2 3 4
