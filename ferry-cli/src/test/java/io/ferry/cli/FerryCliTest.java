@@ -448,6 +448,33 @@ class FerryCliTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ferry.cli.InstalledTransports#schemes")
+    void aReceiverKilledMidwayIsReportedInOneLineWithWhatItHadTaken(String scheme) throws Exception {
+        Path big = file("midway.bin", 48 << 20);
+        Path inbox = tmp.resolve("inbox-killed");
+        Run receiver = ferry("receive", "--listen", scheme + "://127.0.0.1:0", "--dir", inbox.toString());
+        String uri = awaitListening(receiver);
+        Run sender = ferry("send", "--limit-rate", "8M", big.toString(), uri);
+        await("some of the file to arrive", () -> {
+            try (java.util.stream.Stream<Path> in = Files.exists(inbox) ? Files.list(inbox) : java.util.stream.Stream.empty()) {
+                return in.anyMatch(p -> p.toFile().length() > (2 << 20));
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        receiver.process.destroyForcibly().waitFor(); // SIGKILL: no reset from uTP, UDT or QUIC, only silence
+        long killed = System.nanoTime();
+        assertEquals(1, sender.finish());
+        double seconds = (System.nanoTime() - killed) / 1e9;
+        assertTrue(seconds < 30, "the sender knew within seconds (4 s of silence over UDP), not a transport's idle timeout: " + seconds);
+        List<String> errors = sender.err.stream().filter(l -> l.startsWith("ferry send:")).toList();
+        assertEquals(1, errors.size(), sender.errText());
+        assertTrue(errors.get(0).matches("ferry send: the receiver at 127\\.0\\.0\\.1:\\d+ (has not been heard from for .*|closed the connection .*)"
+                + "; it had taken .* of 48\\.0 MiB in this session, kept for a resume: sending again goes on from there"), errors.get(0));
+        assertFalse(sender.errText().contains("Exception") || sender.errText().contains("member connection"), sender.errText());
+    }
+
     @Test
     void verboseListsEveryFileAndQuietPrintsNothingButErrors() throws Exception {
         Path tree = tmp.resolve("several");

@@ -93,6 +93,27 @@ public final class Failures {
         return false;
     }
 
+    /**
+     * How a connection that was up was lost, in a user's words ({@code closed the connection (connection
+     * reset)}), or null for another failure: a reset or a broken pipe (the peer's process died, over TCP),
+     * or a transport that heard nothing for its idle timeout.
+     */
+    public static String connectionLost(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            String m = String.valueOf(c.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            if (m.contains("connection reset")) {
+                return "closed the connection (connection reset)";
+            }
+            if (m.contains("broken pipe")) {
+                return "closed the connection (broken pipe)";
+            }
+            if (m.contains("idle timeout") || m.contains("went silent") || m.contains("timed out")) {
+                return "stopped answering (" + c.getMessage() + ")";
+            }
+        }
+        return null;
+    }
+
     /** A network-side failure, with TLS problems and a peer that is not a ferry receiver spelled out. */
     public static String describe(Throwable e) {
         return describe(e, null);

@@ -104,6 +104,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     /** ENTRY frames whose verdict is not sent yet (on the event loop). */
     private int entriesPending;
     private boolean treeFinished;
+    /** The ALIVE frames, once the sender is admitted; the content bytes taken in so far (on the event loop). */
+    private io.netty.util.concurrent.ScheduledFuture<?> heartbeat;
+    private long taken;
 
     /**
      * @param directory where files are stored (must exist)
@@ -238,6 +241,8 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
     private void authStep(ReceiverAuth.Refusal refusal) {
         if (refusal != null) {
             endSession(refusal.log(), refusal.toSender());
+        } else if (auth.admitted() && heartbeat == null) {
+            heartbeat = Heartbeat.beat(ctx, () -> taken);
         }
     }
 
@@ -298,6 +303,7 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
                 }
                 ByteBuf content = in.retainedSlice();
                 int length = content.readableBytes();
+                taken += length;
                 if (waitingForDisk.addAndGet(length) > HIGH_WATER && ctx.channel().config().isAutoRead()) {
                     paused = true;
                     ctx.channel().config().setAutoRead(false);
@@ -551,6 +557,9 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (heartbeat != null) {
+            heartbeat.cancel(false);
+        }
         if (!treeFinished && open.isEmpty() && entriesPending == 0 && auth != null && auth.admitted()) {
             // a sender under TLS closes once every verdict is in, without ending its stream first
             treeFinished = true;

@@ -1,5 +1,6 @@
 package io.ferry.cli.transfer;
 
+import io.ferry.cli.progress.Sizes;
 import io.ferry.cli.transfer.FrameDecoder.Foreign;
 import io.ferry.cli.transfer.FrameDecoder.Frame;
 import io.ferry.cli.transfer.FrameDecoder.Hello;
@@ -80,6 +81,11 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     private int filesDone;
     private long startNanos;
     private ScheduledFuture<?> helloTimeout;
+    /** Watches for the receiver's ALIVE frames ({@link Heartbeat}); when anything was last heard from it. */
+    private ScheduledFuture<?> watch;
+    private volatile long lastHeardNanos;
+    /** The content bytes the receiver said it had taken (its last ALIVE). */
+    private long receiverTaken;
     /** Moves the streaming files' chunks into the channel. */
     private ChunkWriter writer;
     private volatile String peer = "the receiver";
@@ -252,6 +258,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        lastHeardNanos = System.nanoTime();
         try {
             if (result.isDone()) {
                 return;
@@ -277,11 +284,19 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (version != VERSION) {
             failSession(peer + " speaks ferry protocol version " + version + "; this sender speaks version " + VERSION
                     + " (use the same ferry version on both sides)");
+        } else if (watch == null) {
+            // a ferry receiver of this version: from now on it beats (ALIVE) once it has admitted this sender
+            watch = Heartbeat.watch(ctx, () -> lastHeardNanos, silentMs -> receiverGone(
+                    "has not been heard from for " + Sizes.seconds(silentMs / 1e3) + " (it stopped, or the path to it did)"));
         }
     }
 
     private void onFrame(Frame frame) {
         ByteBuf in = frame.payload;
+        if (frame.type == ALIVE) {
+            receiverTaken = in.readLong();
+            return;
+        }
         if (frame.type == RECEIVER_AUTH) {
             String refused = auth.onReceiverAuth(in, peer,
                     proof -> ctx.writeAndFlush(Frames.proof(ctx.alloc(), SENDER_PROOF, proof)));
@@ -569,6 +584,9 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         if (helloTimeout != null) {
             helloTimeout.cancel(false);
         }
+        if (watch != null) {
+            watch.cancel(false);
+        }
         if (writer != null) {
             writer.stop();
         }
@@ -591,15 +609,40 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         long verified = files.stream().filter(f -> f.outcome != null && f.outcome.ok()).count();
-        failSession(beforeAnswer("the connection to " + Failures.address(ctx.channel().remoteAddress())
-                + " closed before every file was verified (" + verified + " of " + files.size() + " files verified; sending again resumes)"));
+        if (helloReceived) {
+            receiverGone("closed the connection with " + verified + " of " + files.size() + " files verified");
+        } else {
+            failSession(beforeAnswer("the connection to " + Failures.address(ctx.channel().remoteAddress())
+                    + " closed before every file was verified (" + verified + " of " + files.size() + " files verified; sending again resumes)"));
+        }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        String lost = Failures.connectionLost(cause);
+        if (lost != null && helloReceived) {
+            receiverGone(lost);
+            return;
+        }
         String why = Failures.describe(cause, identity);
         failSession(Failures.explains(cause) ? why : beforeAnswer(why));
+    }
+
+    /**
+     * The receiver went away mid-session (a reset, a broken pipe, or silence; {@code how} says which): one
+     * line with what it had taken, and the connection dropped at once rather than closed politely to a peer
+     * that is not there.
+     */
+    private void receiverGone(String how) {
+        if (result.isDone()) {
+            return;
+        }
+        long total = files.stream().mapToLong(OutgoingFile::size).sum();
+        String message = peer + " " + how + "; it had taken " + Sizes.bytes(receiverTaken) + " of " + Sizes.bytes(total)
+                + " in this session, kept for a resume: sending again goes on from there";
+        failSession(message);
+        FerryChannels.abort(ctx.channel());
     }
 
     /** Lost before the receiver's hello: a receiver of another version closes on ours, maybe before its answer is read. */

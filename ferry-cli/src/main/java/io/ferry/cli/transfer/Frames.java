@@ -97,6 +97,11 @@ final class Frames {
         return header(alloc, VERDICT, 4 + 1 + 2 + m.length).writeInt(id).writeByte(status).writeShort(m.length).writeBytes(m);
     }
 
+    /** ALIVE: the receiver is there, and has taken {@code taken} content bytes in the session ({@link Heartbeat}). */
+    static ByteBuf alive(ByteBufAllocator alloc, long taken) {
+        return header(alloc, ALIVE, 8).writeLong(taken);
+    }
+
     static ByteBuf error(ByteBufAllocator alloc, String message) {
         byte[] m = text(message);
         return header(alloc, ERROR, 2 + m.length).writeShort(m.length).writeBytes(m);

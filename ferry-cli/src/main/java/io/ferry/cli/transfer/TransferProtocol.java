@@ -44,6 +44,9 @@ import java.nio.charset.StandardCharsets;
  *   VERDICT 17 u32 id  u8 status  u16 n  message[n]     status 0: stored and verified; 1: refused or failed;
  *                                                       2: already present with the same checksum
  *   ERROR   18 u16 n  message[n]                        the session cannot go on (e.g. the disk is full); closes
+ *   ALIVE   21 i64 taken                                every 500 ms once the sender is admitted: the receiver is
+ *                                                       there, and has taken this many content bytes in the session;
+ *                                                       a sender that hears nothing for 4 s takes it for gone
  * </pre>
  *
  * <p>Who may send: with mode 0 on both sides the sender goes on to its offers without waiting. A
@@ -78,7 +81,7 @@ import java.nio.charset.StandardCharsets;
  * The receiver sets a file's mode and time once it is stored (or found already present), a link's time
  * when it makes it, and a directory's mode and time when the session ends, deepest first, so that files
  * written into it do not change its time and a read-only mode does not refuse them. (Version 7 added the
- * attributes and ENTRY.)
+ * attributes, ENTRY and ALIVE.)
  *
  * <p>Other versions are refused with a message naming both versions. Version 1 (one file per connection, no resume) is refused with a message the old version can
  * read: a receiver answers a version-1 offer with a version-1 verdict, and a sender recognises a
@@ -112,6 +115,7 @@ public final class TransferProtocol {
     static final int ERROR = 18;
     static final int RECEIVER_AUTH = 19;
     static final int RECEIVER_PROOF = 20;
+    static final int ALIVE = 21;
 
     static final int MODE_OPEN = 0;
     static final int MODE_TOKEN = 1;
