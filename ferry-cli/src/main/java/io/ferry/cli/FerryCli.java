@@ -50,11 +50,71 @@ public final class FerryCli implements Runnable {
         CommandLine cli = new CommandLine(new FerryCli());
         // picocli hides its completion command by default; ferry lists it.
         cli.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
+        cli.setParameterExceptionHandler(FerryCli::usageError);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("ferry: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return 1;
         });
         return cli;
+    }
+
+    /**
+     * A usage error: its line, the nearest command or option where one was mistyped, and where the help is;
+     * not the 60 lines of help, which pushed the one line that mattered off the screen. Exit 2.
+     */
+    static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        java.io.PrintWriter err = cmd.getErr();
+        String name = cmd.getCommandSpec().qualifiedName();
+        err.println(name + ": " + e.getMessage());
+        if (e instanceof CommandLine.UnmatchedArgumentException) {
+            for (String unmatched : ((CommandLine.UnmatchedArgumentException) e).getUnmatched()) {
+                String nearest = nearest(unmatched, cmd.getParent() == null && !unmatched.startsWith("-")
+                        ? cmd.getSubcommands().keySet() : cmd.getCommandSpec().optionsMap().keySet());
+                if (nearest != null) {
+                    err.println("Did you mean: " + (unmatched.startsWith("-") ? name + " " + nearest : "ferry " + nearest) + "?");
+                    break;
+                }
+            }
+        }
+        err.println("Try '" + name + " --help' for more.");
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** The candidate closest to {@code typed} by edit distance, if it is close (at most a third of it, at least 2). */
+    static String nearest(String typed, java.util.Collection<String> candidates) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String c : candidates) {
+            int d = distance(typed, c);
+            if (d < bestDistance) {
+                best = c;
+                bestDistance = d;
+            }
+        }
+        return bestDistance <= Math.max(2, typed.length() / 3) ? best : null;
+    }
+
+    /** Damerau-Levenshtein distance (optimal string alignment): a swap of two letters counts once. */
+    static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     @Override

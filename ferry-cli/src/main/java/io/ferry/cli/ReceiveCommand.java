@@ -126,7 +126,7 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Address the metrics endpoint listens on (default: ${DEFAULT-VALUE}, this machine only).")
     String metricsAddress;
 
-    @Option(names = "--checksum", paramLabel = "NAME", converter = ChecksumConverter.class,
+    @Option(names = "--checksum", paramLabel = "NAME", converter = ChecksumConverter.class, completionCandidates = ChecksumNames.class,
             description = "Take files only from senders that check them with this checksum (crc32c or sha256); others are "
                     + "refused with one line before they offer anything. Default: either, as each sender chooses.")
     Checksum requiredChecksum;

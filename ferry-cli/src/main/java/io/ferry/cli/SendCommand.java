@@ -120,7 +120,7 @@ final class SendCommand implements Callable<Integer> {
     @Option(names = "--limit-rate", paramLabel = "RATE", description = "Send at most this many bytes per second, e.g. 10M.")
     String limitRate;
 
-    @Option(names = "--checksum", paramLabel = "NAME", converter = ChecksumConverter.class, defaultValue = "crc32c",
+    @Option(names = "--checksum", paramLabel = "NAME", converter = ChecksumConverter.class, completionCandidates = ChecksumNames.class, defaultValue = "crc32c",
             description = "How both ends check each file: crc32c (default; CRC-32C, catches corruption at ~60 GB/s) or sha256 "
                     + "(a cryptographic digest, the value sha256sum prints; ~1.4 GB/s, slower than a fast link).")
     Checksum checksum;

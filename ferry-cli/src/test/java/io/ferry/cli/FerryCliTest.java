@@ -892,6 +892,26 @@ class FerryCliTest {
     }
 
     @Test
+    void aUsageErrorIsItsLineAndTheNearestSuggestionNotTheWholeHelp() throws Exception {
+        Run typo = ferry("sned", "x", "tcp://127.0.0.1:9");
+        assertEquals(2, typo.finish());
+        assertEquals(List.of("ferry: Unmatched arguments from index 0: 'sned', 'x', 'tcp://127.0.0.1:9'", "Did you mean: ferry send?",
+                "Try 'ferry --help' for more."), typo.err, typo.errText());
+        Run option = ferry("send", "--limit-rat", "5M", file("d.bin", 10).toString(), "tcp://127.0.0.1:9");
+        assertEquals(2, option.finish());
+        assertEquals(3, option.err.size(), option.errText());
+        assertEquals("Did you mean: ferry send --limit-rate?", option.err.get(1), option.errText());
+        assertEquals("Try 'ferry send --help' for more.", option.err.get(2));
+    }
+
+    @Test
+    void completionOffersTheChecksumNamesAsTheyAreTyped() {
+        String script = picocli.AutoComplete.bash("ferry", FerryCli.commandLine());
+        assertTrue(script.contains("(\"crc32c\" \"sha256\")"), "the lower-case names");
+        assertFalse(script.contains("CRC32C") || script.contains("SHA256"), "not the enum's constants");
+    }
+
+    @Test
     void badTransportOptionsAreUsageErrorsNamingTheProblem() throws Exception {
         Path source = file("c.bin", 10);
         Run unknown = ferry("send", "--opt", "warp-speed=9", source.toString(), "utp://127.0.0.1:9");
