@@ -8,8 +8,9 @@ import io.ferry.cli.tls.ReceiverTls;
 import io.ferry.transport.quic.QuicOption;
 import io.ferry.transport.quic.QuicTransport;
 import io.ferry.cli.tls.SenderCertificateCheck;
-import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.Checksum;
+import io.ferry.cli.transfer.Failures;
+import io.ferry.cli.transfer.FileOutcome;
 import io.ferry.cli.transfer.FileReceiveSession;
 import io.ferry.cli.transfer.SenderLimits;
 import io.ferry.cli.transfer.SharedSecret;
@@ -182,7 +183,7 @@ final class ReceiveCommand implements Callable<Integer> {
             try {
                 Files.createDirectories(dir);
             } catch (IOException e) {
-                err.println("ferry receive: cannot use " + dir + " as the receiving directory: " + e.getMessage());
+                err.println("ferry receive: cannot use " + dir + " as the receiving directory: " + Failures.directoryProblem(e));
                 return 1;
             }
             if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {

@@ -56,6 +56,21 @@ public final class Failures {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
+    /** Why a directory could not be made or used, in a user's words ({@code a file of that name is in the way}). */
+    public static String directoryProblem(IOException e) {
+        if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            String in = ((java.nio.file.FileAlreadyExistsException) e).getFile();
+            return "a file is in the way" + (in == null ? "" : " (" + in + " is not a directory)");
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied" + (((FileSystemException) e).getFile() == null ? "" : " (" + ((FileSystemException) e).getFile() + ")");
+        }
+        if (e instanceof NoSuchFileException) {
+            return "it cannot be created there";
+        }
+        return reason(e);
+    }
+
     /** {@code host:port} of a socket address, without Java's {@code name/address} doubling. */
     public static String address(java.net.SocketAddress address) {
         if (address instanceof java.net.InetSocketAddress) {
@@ -161,6 +176,11 @@ public final class Failures {
                         : "its operator lets this sender in with --allow " + senderFingerprint + " (this sender's --cert)");
             }
             return "TLS handshake failed: " + why;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ConnectException && String.valueOf(c.getMessage()).contains("Connection refused")) {
+                return "connection refused: nothing listens there (is ferry receive running, on this port and transport?)";
+            }
         }
         if (t instanceof IOException && t.getMessage() != null) {
             return t.getMessage();

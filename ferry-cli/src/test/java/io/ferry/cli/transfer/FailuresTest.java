@@ -40,6 +40,16 @@ class FailuresTest {
     }
 
     @Test
+    void rawSystemCallErrorsAreSaidInAUsersWords() {
+        assertEquals("connection refused: nothing listens there (is ferry receive running, on this port and transport?)",
+                Failures.describe(new java.net.ConnectException("finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:1")));
+        assertEquals("a file is in the way (./afile is not a directory)",
+                Failures.directoryProblem(new java.nio.file.FileAlreadyExistsException("./afile")));
+        assertEquals("closed the connection (connection reset)",
+                Failures.connectionLost(new IOException("recvAddress(..) failed with error(-104): Connection reset by peer")));
+    }
+
+    @Test
     void aPlainConnectionErrorIsNotTakenForAnExplanation() {
         assertFalse(Failures.explains(new IOException("Connection reset by peer")));
     }
