@@ -287,7 +287,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         } else if (watch == null) {
             // a ferry receiver of this version: from now on it beats (ALIVE) once it has admitted this sender
             watch = Heartbeat.watch(ctx, () -> lastHeardNanos, silentMs -> receiverGone(
-                    "has not been heard from for " + Sizes.seconds(silentMs / 1e3) + " (it stopped, or the path to it did)"));
+                    "stopped answering " + Sizes.seconds(silentMs / 1e3) + " ago"));
         }
     }
 
@@ -639,8 +639,8 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
             return;
         }
         long total = files.stream().mapToLong(OutgoingFile::size).sum();
-        String message = peer + " " + how + "; it had taken " + Sizes.bytes(receiverTaken) + " of " + Sizes.bytes(total)
-                + " in this session, kept for a resume: sending again goes on from there";
+        String message = peer + " " + how + "; it kept the " + Sizes.bytes(receiverTaken) + " of " + Sizes.bytes(total)
+                + " it had taken, and sending again resumes from there";
         failSession(message);
         FerryChannels.abort(ctx.channel());
     }
