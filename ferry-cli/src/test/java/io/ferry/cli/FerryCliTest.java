@@ -811,15 +811,30 @@ class FerryCliTest {
         String mountOutput = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         Assumptions.assumeTrue(mount.waitFor() == 0, "skipped: cannot mount a tmpfs here: " + mountOutput.trim());
         try {
-            Path source = file("big.bin", 4 << 20);
-            Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", small.toString(), "--once");
-            Run sender = ferry("send", source.toString(), awaitListening(receiver));
+            Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", small.toString());
+            String uri = awaitListening(receiver);
+            // an offer larger than the free space is refused before a byte is written
+            Run tooBig = ferry("send", file("big.bin", 4 << 20).toString(), uri);
+            assertEquals(1, tooBig.finish());
+            List<String> refusal = tooBig.err.stream().filter(l -> l.startsWith("ferry send:")).toList();
+            assertEquals(1, refusal.size(), tooBig.errText());
+            assertTrue(refusal.get(0).contains("big.bin (4.0 MiB) does not fit: the receiving disk has "), refusal.get(0));
+            try (java.util.stream.Stream<Path> left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing written, not even a partial file");
+            }
+            // files that each fit but together do not: the disk fills, and the session ends in one line
+            Path two = tmp.resolve("two-halves");
+            file("two-halves/a.bin", 700_000);
+            file("two-halves/b.bin", 700_000);
+            Run sender = ferry("send", two.toString(), uri);
             assertEquals(1, sender.finish());
-            assertEquals(1, receiver.finish());
             List<String> lines = sender.err.stream().filter(l -> l.startsWith("ferry send:")).toList();
             assertEquals(1, lines.size(), "one message: " + sender.errText());
-            assertTrue(lines.get(0).contains("the receiver's disk is full: cannot write big.bin (No space left on device)"), lines.get(0));
-            assertFalse(Files.exists(small.resolve("big.bin")), "no file under its final name");
+            assertTrue(lines.get(0).contains("the receiver's disk is full: cannot write two-halves/"), lines.get(0));
+            assertTrue(lines.get(0).contains("(No space left on device)"), lines.get(0));
+            receiver.stop();
+            assertFalse(Files.exists(small.resolve("two-halves/a.bin")) && Files.exists(small.resolve("two-halves/b.bin")),
+                    "not both under their final names");
         } finally {
             new ProcessBuilder("umount", small.toString()).start().waitFor();
         }

@@ -95,6 +95,7 @@ final class IncomingFile {
         try {
             // The usual case, no partial file yet: made here, never through a link (O_EXCL), and without the
             // exception a look for a missing file costs.
+            directory.checkRoomFor(name, size, partial);
             out = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             kind = KIND_NEW;
             acceptedOffset = 0;

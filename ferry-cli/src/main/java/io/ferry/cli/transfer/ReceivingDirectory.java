@@ -19,6 +19,9 @@ final class ReceivingDirectory {
 
     private final Path directory;
     private volatile Path real;
+    private volatile java.nio.file.FileStore store;
+    /** Files smaller than this are not checked for room: a full disk still stops them, and a tree of small files pays nothing. */
+    static final long ROOM_CHECK_MIN = 1 << 20;
     private final Set<Path> checked = ConcurrentHashMap.newKeySet();
 
     ReceivingDirectory(Path directory) {
@@ -27,6 +30,32 @@ final class ReceivingDirectory {
 
     Path path() {
         return directory;
+    }
+
+    /**
+     * Refuses a file that cannot fit: {@code size}, less what its {@code partial} file holds, must fit in the
+     * space the receiving directory's file system has free (its store looked up once per session, then a
+     * statvfs per offer of a mebibyte or more). Files in flight together may still fill it; a full disk then
+     * ends the session with its partial files kept. Before, a 50 MiB offer into a 20 MiB tmpfs filled it.
+     */
+    void checkRoomFor(String name, long size, Path partial) throws IOException {
+        if (size < ROOM_CHECK_MIN) {
+            return;
+        }
+        java.nio.file.FileStore s = store;
+        if (s == null) {
+            s = Files.getFileStore(directory);
+            store = s;
+        }
+        long free = s.getUsableSpace();
+        if (size <= free) {
+            return;
+        }
+        long held = Files.isRegularFile(partial, java.nio.file.LinkOption.NOFOLLOW_LINKS) ? Files.size(partial) : 0;
+        if (size - held > free) {
+            throw new IncomingFile.RefusedException(name + " (" + io.ferry.cli.progress.Sizes.bytes(size) + ") does not fit: the receiving disk has "
+                    + io.ferry.cli.progress.Sizes.bytes(free) + " free" + (held > 0 ? " besides the " + io.ferry.cli.progress.Sizes.bytes(held) + " already here" : ""));
+        }
     }
 
     /**
