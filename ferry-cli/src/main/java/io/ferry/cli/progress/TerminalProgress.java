@@ -10,7 +10,7 @@ import java.util.function.IntSupplier;
 
 /**
  * Progress on an interactive terminal: one {@link StatusLine} on standard error, redrawn in place at most
- * five times a second and never wider than the terminal (a bar per file wrapped at 80 columns and, with
+ * five times a second, counting what the receiver says it has taken, and never wider than the terminal (a bar per file wrapped at 80 columns and, with
  * more files than rows, repeated through the scrollback), cleared when the session ends so that the
  * results print on a clean line.
  */
@@ -44,6 +44,8 @@ public final class TerminalProgress implements ProgressListener {
     private String current = "";
     private long lastDraw = Long.MIN_VALUE / 2;
     private boolean drawn;
+    /** What the receiver said it took (ALIVE), or -1 before it said. */
+    private long receiverTook = -1;
 
     /**
      * @param out     the terminal's stream (standard error)
@@ -79,6 +81,12 @@ public final class TerminalProgress implements ProgressListener {
     }
 
     @Override
+    public synchronized void receiverTook(long bytes) {
+        receiverTook = bytes;
+        draw(false);
+    }
+
+    @Override
     public synchronized void fileFinished(int id, boolean ok) {
         File file = active.remove(id);
         if (file != null) {
@@ -109,6 +117,11 @@ public final class TerminalProgress implements ProgressListener {
         for (File f : active.values()) {
             done += f.done;
             resumed += f.resumedFrom;
+        }
+        if (receiverTook >= 0) {
+            // what is at the receiver, not what left here: the transport's buffers hold megabytes on a long path,
+            // and a bar counting them reached 100 % with half the file on its way
+            done = Math.min(done, resumed + receiverTook);
         }
         line.update(now, done, resumed, finishedFiles, current);
         if (!force && now - lastDraw < REDRAW_NANOS) {

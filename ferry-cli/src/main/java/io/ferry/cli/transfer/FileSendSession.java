@@ -295,6 +295,7 @@ public final class FileSendSession extends ChannelInboundHandlerAdapter {
         ByteBuf in = frame.payload;
         if (frame.type == ALIVE) {
             receiverTaken = in.readLong();
+            progress.receiverTook(receiverTaken);
             return;
         }
         if (frame.type == RECEIVER_AUTH) {

@@ -22,6 +22,13 @@ public interface ProgressListener {
     default void fileAdvanced(int id, long done) {
     }
 
+    /**
+     * The receiver says it has taken {@code bytes} of content in this session (its ALIVE frames, twice a
+     * second): what is at the receiver, where {@link #fileAdvanced} counts what left this side.
+     */
+    default void receiverTook(long bytes) {
+    }
+
     /** File {@code id} is finished, successfully or not. */
     default void fileFinished(int id, boolean ok) {
     }

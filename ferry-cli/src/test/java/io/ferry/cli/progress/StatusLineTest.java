@@ -57,6 +57,20 @@ class StatusLineTest {
     }
 
     @Test
+    void theBarCountsWhatTheReceiverTookNotWhatLeftTheSender() throws Exception {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        TerminalProgress progress = new TerminalProgress(new PrintStream(captured, true, StandardCharsets.UTF_8), () -> 120);
+        progress.sessionStarted(1, 100 << 20);
+        progress.fileStarted(0, "far.bin", 100 << 20, 0);
+        progress.receiverTook(50 << 20);
+        Thread.sleep(250);
+        progress.fileAdvanced(0, 100 << 20); // all of it handed to the transport, half of it on its way
+        String out = captured.toString(StandardCharsets.UTF_8);
+        String last = out.substring(out.lastIndexOf('\r') + 1);
+        assertTrue(last.contains("50%  50.0 MiB of 100.0 MiB"), last);
+    }
+
+    @Test
     void theTerminalProgressRedrawsOneLineInPlaceAndClearsItAtTheEnd() throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream err = new PrintStream(captured, true, StandardCharsets.UTF_8);
