@@ -79,7 +79,7 @@ final class ReceiveCommand implements Callable<Integer> {
                     + "each file counted with its offered size, a file sent again counted once), e.g. 10G. Default: no limit.")
     String maxBytes;
 
-    @Option(names = "--max-files", paramLabel = "N", description = "At most this many files from one sender (as --max-bytes). Default: no limit.")
+    @Option(names = "--max-files", paramLabel = "N", description = "At most this many files from one sender (as --max-bytes; a directory or link counts as one). Default: no limit.")
     Integer maxFiles;
 
     @Option(names = "--once", description = "Exit after the first session: 0 if all its files were stored and verified, 1 otherwise.")

@@ -295,6 +295,7 @@ final class SendCommand implements Callable<Integer> {
         StringBuilder lines = new StringBuilder();
         String nl = System.lineSeparator();
         boolean each = !quiet && (verbose || result.files().size() == 1);
+        java.util.Map<String, Integer> alike = new java.util.LinkedHashMap<>();
         for (FileOutcome f : result.files()) {
             switch (f.status()) {
                 case STORED:
@@ -314,11 +315,14 @@ final class SendCommand implements Callable<Integer> {
                     break;
                 case FAILED:
                 default:
-                    if (result.failure().isEmpty()) {
+                    if (result.failure().isEmpty() && alike.merge(f.message().replace(f.name(), "\0"), 1, Integer::sum) <= SAME_REASON_LINES) {
                         problem(human, lines, err, "ferry send: " + f.message());
                     }
             }
         }
+        // 53 files refused by --max-files had made 53 lines that differ by the name alone
+        alike.values().stream().filter(n -> n > SAME_REASON_LINES).forEach(n -> problem(human, lines, err,
+                "ferry send: ... and " + (n - SAME_REASON_LINES) + " more files refused for the same reason"));
         result.failure().ifPresent(message -> problem(human, lines, err, "ferry send: " + message));
         long failed = result.files().stream().filter(f -> !f.ok()).count();
         long present = result.files().stream().filter(f -> f.status() == FileOutcome.Status.ALREADY_PRESENT).count();
@@ -333,6 +337,9 @@ final class SendCommand implements Callable<Integer> {
         human.print(lines);
         human.flush();
     }
+
+    /** Failures that differ by the file's name alone: this many lines each, then one that counts the rest. */
+    static final int SAME_REASON_LINES = 2;
 
     /**
      * {@code " at 112.4 MiB/s"} where a rate says something about the path: a mebibyte or more moved

@@ -292,6 +292,15 @@ class FerryCliTest {
             Run third = ferry("send", file("three.bin", 10).toString(), uri);
             assertEquals(1, third.finish());
             assertTrue(third.errText().contains("three.bin refused: this receiver takes at most 2 files from one sender"), third.errText());
+            Path many = tmp.resolve("many");
+            for (int i = 0; i < 12; i++) {
+                file("many/m" + i + ".bin", 10 + i);
+            }
+            Run refusedAlike = ferry("send", many.toString(), uri);
+            assertEquals(1, refusedAlike.finish());
+            List<String> said = refusedAlike.err.stream().filter(l -> l.startsWith("ferry send:")).toList();
+            assertEquals(3, said.size(), "two refusals and a count, not twelve alike lines: " + refusedAlike.errText());
+            assertEquals("ferry send: ... and 11 more files refused for the same reason", said.get(2), "its directory counts as one");
             try (java.util.stream.Stream<Path> stored = Files.list(inbox)) {
                 assertEquals(java.util.Set.of("one.bin", "two.bin"),
                         stored.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet()), "nothing refused was written");

@@ -409,6 +409,11 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
             refuse(id, name, name + ": unknown entry kind " + kind);
             return;
         }
+        Optional<String> overLimit = limits.reserve(ctx.channel().remoteAddress(), path, name, 0); // --max-files counts them too
+        if (overLimit.isPresent()) {
+            refuse(id, name, overLimit.get());
+            return;
+        }
         entriesPending++;
         treeDisk.execute(() -> {
             String failure = null;
