@@ -8,6 +8,7 @@ import io.ferry.cli.tls.ReceiverTls;
 import io.ferry.transport.quic.QuicOption;
 import io.ferry.transport.quic.QuicTransport;
 import io.ferry.cli.tls.SenderCertificateCheck;
+import io.ferry.cli.transfer.AbandonedPartials;
 import io.ferry.cli.transfer.Checksum;
 import io.ferry.cli.transfer.Failures;
 import io.ferry.cli.transfer.FileOutcome;
@@ -82,6 +83,11 @@ final class ReceiveCommand implements Callable<Integer> {
     @Option(names = "--max-files", paramLabel = "N", description = "At most this many files from one sender (as --max-bytes; a directory or link counts as one). Default: no limit.")
     Integer maxFiles;
 
+    @Option(names = "--keep-partials", paramLabel = "DAYS", defaultValue = "7",
+            description = "Remove a partial file (.NAME.ferry-part) that no sender has written for this many days, "
+                    + "at start and once a day, with a line each (default: ${DEFAULT-VALUE}; 0 keeps them for ever).")
+    double keepPartialsDays;
+
     @Option(names = "--once", description = "Exit after the first session: 0 if all its files were stored and verified, 1 otherwise.")
     boolean once;
 
@@ -145,6 +151,10 @@ final class ReceiveCommand implements Callable<Integer> {
         if (!(takeOverAfter >= 0) || Double.isInfinite(takeOverAfter)) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--take-over-after must be a number of seconds, 0 or more (got " + takeOverAfter + ")");
+        }
+        if (!(keepPartialsDays >= 0)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--keep-partials must be a number of days, 0 or more (got "
+                    + keepPartialsDays + ")");
         }
         Duration takeover = Duration.ofNanos((long) (takeOverAfter * 1e9));
         SenderLimits limits = limits();
@@ -255,6 +265,9 @@ final class ReceiveCommand implements Callable<Integer> {
                 human.printf(Locale.ROOT, "metrics on http://%s:%d/metrics%n", mhost, m.getPort());
             }
             human.flush();
+            if (keepPartialsDays > 0) {
+                sweepPartials(Duration.ofMinutes(Math.round(keepPartialsDays * 24 * 60)), human, err);
+            }
             if (once) {
                 return firstSession.get();
             }
@@ -329,6 +342,31 @@ final class ReceiveCommand implements Callable<Integer> {
                 firstSession.complete(ok ? 0 : 1);
             }
         };
+    }
+
+    /** Sweeps the abandoned partial files now and every day after, on a thread of its own (AbandonedPartials). */
+    private void sweepPartials(Duration maxAge, PrintWriter human, PrintWriter err) {
+        java.util.concurrent.ScheduledExecutorService sweeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ferry-partials");
+            t.setDaemon(true);
+            return t;
+        });
+        sweeper.scheduleWithFixedDelay(() -> {
+            try {
+                AbandonedPartials.Sweep sweep = AbandonedPartials.sweep(dir, maxAge, java.time.Instant.now());
+                synchronized (human) {
+                    sweep.removed().forEach(line -> human.println(line));
+                    String kept = sweep.keptLine(maxAge);
+                    if (kept != null) {
+                        human.println(kept);
+                    }
+                    human.flush();
+                }
+            } catch (IOException | RuntimeException e) {
+                err.println("ferry receive: cannot sweep " + dir + " for abandoned partial files: " + e.getMessage());
+                err.flush();
+            }
+        }, 0, 1, java.util.concurrent.TimeUnit.DAYS);
     }
 
     private SenderCertificateCheck senderCheck() throws IOException {

@@ -485,6 +485,25 @@ class FerryCliTest {
     }
 
     @Test
+    void aReceiverRemovesPartialFilesNoSenderCameBackForAndSaysSo() throws Exception {
+        Path inbox = Files.createDirectories(tmp.resolve("inbox-partials"));
+        Path abandoned = Files.write(inbox.resolve(".left.iso.ferry-part"), new byte[5000]);
+        Files.setLastModifiedTime(abandoned, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofDays(8))));
+        Path recent = Files.write(inbox.resolve(".recent.iso.ferry-part"), new byte[100]);
+        Run receiver = ferry("receive", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString());
+        try {
+            awaitListening(receiver);
+            String line = receiver.readLine();
+            assertEquals("removed .left.iso.ferry-part (4.9 KiB), a partial file not written for 8 days (--keep-partials)", line);
+            assertTrue(receiver.readLine().startsWith("1 partial file (100 B) waits for its sender to resume"));
+            assertFalse(Files.exists(abandoned));
+            assertTrue(Files.exists(recent));
+        } finally {
+            receiver.stop();
+        }
+    }
+
+    @Test
     void verboseListsEveryFileAndQuietPrintsNothingButErrors() throws Exception {
         Path tree = tmp.resolve("several");
         for (int i = 0; i < 3; i++) {
