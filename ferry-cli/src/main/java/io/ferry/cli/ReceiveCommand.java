@@ -282,10 +282,20 @@ final class ReceiveCommand implements Callable<Integer> {
     }
 
     private ReceiverEvents events(PrintWriter out, PrintWriter err, CompletableFuture<Integer> firstSession) {
+        // the receiver's own progress line, on a terminal (not with --json, whose stdout a program reads)
+        io.ferry.cli.progress.ReceiverStatus status = json ? null : io.ferry.cli.progress.ReceiverStatus.forConsole();
         return new ReceiverEvents() {
+            @Override
+            public void took(String peer, long bytes) {
+                if (status != null) {
+                    status.took(peer, bytes);
+                }
+            }
+
             @Override
             public void fileStarted(String peer, String name, long size, long resumedFrom) {
                 if (resumedFrom > 0 && resumedFrom < size && !json) {
+                    clearStatus();
                     synchronized (out) {
                         out.printf(Locale.ROOT, "resuming %s from %s after %s already here and verified%n", name,
                                 peer.replaceFirst("^the sender at ", ""), Sizes.bytes(resumedFrom));
@@ -294,8 +304,18 @@ final class ReceiveCommand implements Callable<Integer> {
                 }
             }
 
+            private void clearStatus() {
+                if (status != null) {
+                    status.clear();
+                }
+            }
+
             @Override
             public void stored(FileOutcome f) {
+                if (status != null) {
+                    status.stored();
+                }
+                clearStatus();
                 synchronized (out) {
                     if (json) {
                         out.println(JsonSummary.write(Map.of("event", f.status().name().toLowerCase(Locale.ROOT), "name", f.name(),
@@ -327,6 +347,7 @@ final class ReceiveCommand implements Callable<Integer> {
             }
 
             private void report(Map<String, Object> event, String message) {
+                clearStatus();
                 synchronized (out) {
                     if (json) {
                         out.println(JsonSummary.write(event));
@@ -339,6 +360,9 @@ final class ReceiveCommand implements Callable<Integer> {
 
             @Override
             public void sessionEnded(String peer, boolean ok) {
+                if (status != null) {
+                    status.ended(peer);
+                }
                 firstSession.complete(ok ? 0 : 1);
             }
         };

@@ -242,7 +242,10 @@ public final class FileReceiveSession extends ChannelInboundHandlerAdapter {
         if (refusal != null) {
             endSession(refusal.log(), refusal.toSender());
         } else if (auth.admitted() && heartbeat == null) {
-            heartbeat = Heartbeat.beat(ctx, () -> taken);
+            heartbeat = Heartbeat.beat(ctx, () -> {
+                events.took(peer, taken);
+                return taken;
+            });
         }
     }
 

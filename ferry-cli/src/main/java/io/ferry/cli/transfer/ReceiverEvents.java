@@ -21,6 +21,10 @@ public interface ReceiverEvents {
         failed(message);
     }
 
+    /** Sender {@code peer}'s session has taken {@code bytes} of content so far (twice a second, with its ALIVE beat). */
+    default void took(String peer, long bytes) {
+    }
+
     /** A session ended; {@code ok} if every file it offered was stored. */
     default void sessionEnded(String peer, boolean ok) {
     }
