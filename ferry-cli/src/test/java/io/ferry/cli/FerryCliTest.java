@@ -535,7 +535,8 @@ class FerryCliTest {
         file("two/a.bin", 1000);
         file("two/b.bin", 2000);
         Path inbox = tmp.resolve("inbox-json");
-        Run receiver = ferry("receive", "--json", "--max-files", "1", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString());
+        // the directory "two" and a.bin fill the limit: b.bin is refused
+        Run receiver = ferry("receive", "--json", "--max-files", "2", "--listen", "tcp://127.0.0.1:0", "--dir", inbox.toString());
         try {
             await("the receiver to say where it listens (on stderr with --json)", () -> receiver.errContains("receiving into"));
             Matcher listening = LISTENING.matcher(receiver.errText());
@@ -552,7 +553,7 @@ class FerryCliTest {
             assertTrue(failed != null, receiver.out.toString());
             assertEquals("two/b.bin", failed.path("name").asText(), failed.toString());
             assertTrue(failed.path("peer").asText().startsWith("127.0.0.1:"), failed.toString());
-            assertTrue(failed.path("message").asText().contains("at most 1 file from one sender"), failed.toString());
+            assertTrue(failed.path("message").asText().contains("at most 2 files from one sender"), failed.toString());
         } finally {
             receiver.stop();
         }
