@@ -82,6 +82,10 @@ public final class UdtConnection {
     private int expiries = 1;
     private long sendAtNanos = Long.MAX_VALUE;
     private long lingerDeadlineNanos = Long.MAX_VALUE;
+    /** While closing: when the wait for the ACK2 of our final ACK ends ({@link #awaitFinalAck2}). */
+    private long finalAckDeadlineNanos = Long.MAX_VALUE;
+    static final int FINAL_ACK_WAIT_RTTS = 4;
+    static final long FINAL_ACK_WAIT_MIN_NANOS = 50_000_000L;
     private boolean writable = true;
     private boolean endOfStream;
     private long unacknowledgedAtShutdown;
@@ -459,6 +463,9 @@ public final class UdtConnection {
         if (phase == Phase.CLOSING && (sender.isDrained() || nowNanos >= lingerDeadlineNanos)) {
             long unsent = sender.bufferedBytes();
             receiver.finalAck(nowNanos, rttMicros, rttVarMicros); // what the peer sent last is confirmed before we go
+            if (awaitFinalAck2(nowNanos)) {
+                return;
+            }
             sendShutdown();
             finish(unsent > 0 ? new UdtException("linger expired with " + unsent + " bytes unacknowledged") : null);
             return;
@@ -470,6 +477,29 @@ public final class UdtConnection {
             nextNakNanos = nowNanos + Math.max(MIN_NAK_INTERVAL_NANOS, (rttMicros + 4L * rttVarMicros) * 1000L);
         }
         updateWritability();
+    }
+
+    /**
+     * Whether to wait, before the shutdown, for the ACK2 that says the peer read our acknowledgement of its
+     * last data. UDT's shutdown carries no acknowledgement: when the final ACK was lost, a peer that saw
+     * the shutdown with bytes unacknowledged took a delivered stream for lost (a striped close over 2 %
+     * loss failed so, once in several runs). The ACK timer repeats the full ACK every round trip; the wait
+     * ends with the ACK2, or after {@link #FINAL_ACK_WAIT_RTTS} round trips (at least
+     * {@link #FINAL_ACK_WAIT_MIN_NANOS}) or the linger, whichever comes first (a peer gone answers nothing).
+     */
+    private boolean awaitFinalAck2(long nowNanos) {
+        if (!receiver.wantsAckTimer() || nowNanos >= lingerDeadlineNanos || nowNanos >= finalAckDeadlineNanos) {
+            return false;
+        }
+        if (finalAckDeadlineNanos == Long.MAX_VALUE) {
+            long wait = Math.max(FINAL_ACK_WAIT_MIN_NANOS, FINAL_ACK_WAIT_RTTS * (rttMicros + 4L * rttVarMicros) * 1000L);
+            finalAckDeadlineNanos = nowNanos + wait;
+            lingerDeadlineNanos = Math.min(lingerDeadlineNanos, finalAckDeadlineNanos); // the timer that ends the wait
+        }
+        if (nextAckNanos == Long.MAX_VALUE) {
+            nextAckNanos = nowNanos + SYN_NANOS;
+        }
+        return true;
     }
 
     private void trySend(long nowNanos) {

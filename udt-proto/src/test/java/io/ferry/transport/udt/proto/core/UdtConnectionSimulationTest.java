@@ -2,6 +2,7 @@ package io.ferry.transport.udt.proto.core;
 
 import io.ferry.transport.conformance.LeakDetectionExtension;
 import io.ferry.transport.udt.proto.cc.UdtDaimd;
+import io.ferry.transport.udt.proto.wire.UdtPacket;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -167,6 +168,33 @@ class UdtConnectionSimulationTest {
             assertNull(sim.a.cause, "the closer's data was all acknowledged");
             assertNull(sim.b.cause);
             assertTrue(sim.b.endOfStream);
+            assertArrayEquals(up, sim.b.received.toByteArray());
+        } finally {
+            sim.dispose();
+        }
+    }
+
+    @Test
+    void aReceiversFinalAckLostBeforeItsShutdownDoesNotTurnADeliveredStreamIntoALoss() {
+        UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
+        try {
+            assertTrue(sim.runUntil(() -> sim.a.connected && sim.b.connected, 5 * S));
+            byte[] up = pattern(300_000, 4);
+            // once the last byte is in, B's next three acknowledgements are lost: the one that would tell A, and
+            // those after B's close
+            int[] dropped = {0};
+            sim.dropIf = (from, packet) -> from == sim.b && sim.b.received.size() == up.length && UdtPacket.isControl(packet)
+                    && UdtPacket.controlType(packet) == UdtPacket.ACK && dropped[0]++ < 3;
+            sim.write(sim.a, Unpooled.wrappedBuffer(up));
+            sim.a.conn.close(60 * S, sim.now);
+            sim.a.drive();
+            assertTrue(sim.runUntil(() -> sim.b.received.size() == up.length, 10 * S));
+            sim.b.conn.close(60 * S, sim.now);
+            sim.b.drive();
+            assertTrue(sim.runUntil(() -> sim.a.closed && sim.b.closed, 10 * S));
+            assertTrue(dropped[0] >= 1, "an acknowledgement was lost after B's close");
+            assertNull(sim.a.cause, "A learnt that B holds everything before B's shutdown");
+            assertEquals(0, sim.a.conn.unacknowledgedAtShutdown());
             assertArrayEquals(up, sim.b.received.toByteArray());
         } finally {
             sim.dispose();

@@ -43,6 +43,8 @@ final class UdtSim {
     private UdtListener listener;
     private final UdtConfig serverConfig;
     long datagramsDropped;
+    /** Drops the packets it accepts (in either direction) before the path's own loss; null drops none. */
+    java.util.function.BiPredicate<Side, ByteBuf> dropIf;
 
     /** One end and what reached its application. */
     final class Side implements ConnectionSink {
@@ -160,6 +162,11 @@ final class UdtSim {
 
     private void transmit(Side from, ByteBuf packet) {
         Side to = from.peer;
+        if (dropIf != null && dropIf.test(from, packet)) {
+            packet.release();
+            datagramsDropped++;
+            return;
+        }
         if (random.nextDouble() < path.loss) {
             packet.release();
             datagramsDropped++;
