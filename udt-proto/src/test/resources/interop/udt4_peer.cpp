@@ -13,6 +13,9 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <algorithm>
+#include <ctime>
+#include <sys/resource.h>
 
 static int fail(const char* what) {
     std::printf("FAIL %s: %s\n", what, UDT::getlasterror().getErrorMessage());
@@ -117,6 +120,58 @@ static int sink(int family) {
     return 0;
 }
 
+// The cost bench's native rows (bench: TwoProcessLoopback): "MARK bytes wall_ns cpu_ns" after the first GiB
+// and at the end, this process's own CPU (user + system) from getrusage.
+static long long nanosNow() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void mark(long long bytes) {
+    rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    long long cpu = (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000000LL + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000LL;
+    std::printf("MARK %lld %lld %lld\n", bytes, nanosNow(), cpu);
+    std::fflush(stdout);
+}
+
+// count: accept one stream and count what arrives, touching nothing.
+static int count(int family) {
+    UDTSOCKET c = listenOne(family, SOCK_STREAM);
+    if (c == UDT::INVALID_SOCK) return fail("listen/accept");
+    std::vector<char> buf(1 << 20);
+    long long bytes = 0;
+    for (;;) {
+        int n = UDT::recv(c, buf.data(), (int) buf.size(), 0);
+        if (n == UDT::ERROR) break;
+        if (bytes < (1LL << 30) && bytes + n >= (1LL << 30)) mark(bytes + n);
+        bytes += n;
+    }
+    mark(bytes);
+    UDT::close(c);
+    return 0;
+}
+
+// blast: send bytes from one 1 MiB buffer over and over, then close (UDT's linger waits for the acknowledgements).
+static UDTSOCKET connectTo(int family, int type, int port);
+static int blast(int family, int port, long long bytes) {
+    UDTSOCKET s = connectTo(family, SOCK_STREAM, port);
+    if (s == UDT::INVALID_SOCK) return fail("connect");
+    std::vector<char> buf(1 << 20, 7);
+    long long sent = 0;
+    while (sent < bytes) {
+        int want = (int) std::min<long long>(buf.size(), bytes - sent);
+        int n = UDT::send(s, buf.data(), want, 0);
+        if (n == UDT::ERROR) return fail("send");
+        if (sent < (1LL << 30) && sent + n >= (1LL << 30)) mark(sent + n);
+        sent += n;
+    }
+    UDT::close(s);
+    mark(sent);
+    return 0;
+}
+
 static UDTSOCKET connectTo(int family, int type, int port) {
     UDTSOCKET s = UDT::socket(family == 6 ? AF_INET6 : AF_INET, type, 0);
     Addr a = loopback(family, port);
@@ -209,6 +264,8 @@ int main(int argc, char** argv) {
     int rc = 2;
     if (mode == "serve" && argc == 4) rc = serve(family, std::string(argv[3]) == "dgram" ? SOCK_DGRAM : SOCK_STREAM);
     else if (mode == "sink") rc = sink(family);
+    else if (mode == "count") rc = count(family);
+    else if (mode == "blast" && argc == 5) rc = blast(family, std::atoi(argv[3]), std::atoll(argv[4]));
     else if (mode == "source" && argc == 5) rc = source(family, std::atoi(argv[3]), std::atoll(argv[4]));
     else if (mode == "client" && argc == 6) rc = client(family, std::string(argv[3]) == "dgram" ? SOCK_DGRAM : SOCK_STREAM, std::atoi(argv[4]), std::atoll(argv[5]));
     else if (mode == "rendezvous" && argc == 6) rc = rendezvous(family, std::atoi(argv[3]), std::atoi(argv[4]), std::atoll(argv[5]));

@@ -1,0 +1,242 @@
+package io.ferry.bench.cost;
+
+import io.ferry.transport.Transports;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a transport costs between two processes on loopback, as a user's two programs see it: a fresh
+ * receiver JVM and a fresh sender JVM move {@code --size} through Ferry's public API (a writer driven by
+ * writability on the event loop, 64 KiB buffers; a reader that counts and releases), and each reports its
+ * own CPU time after the first GiB and at the end. Rows: every transport asked for, and native UDT4
+ * (Debian's libudt 4.11 in two C++ processes, {@code udt4_peer count} / {@code blast}) where the peer is
+ * built. Printed per row: the rate and the CPU-seconds per GiB (sender + receiver) past the first GiB,
+ * and the first GiB's rate and CPU.
+ *
+ * <pre>java -cp bench/target/benchmarks.jar io.ferry.bench.cost.TwoProcessLoopback [--size 4G] [--rounds 1]
+ *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer]</pre>
+ */
+public final class TwoProcessLoopback {
+
+    static final long GIB = 1L << 30;
+    static final int CHUNK = 64 * 1024;
+
+    /**
+     * One side's marks: bytes, monotonic nanos (CLOCK_MONOTONIC, shared by the processes) and its own CPU
+     * nanos after the first GiB and at the end; {@code start} is when the sender was launched.
+     */
+    record Marks(long[] first, long[] end, long start) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        long size = 4 * GIB;
+        int rounds = 1;
+        List<String> transports = List.of("tcp", "utp", "udt");
+        String nativePeer = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--size" -> size = parseSize(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--transports" -> transports = List.of(args[++i].split(","));
+                case "--native" -> nativePeer = args[++i];
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        if (size <= GIB) {
+            throw new IllegalArgumentException("--size must be over 1 GiB: the figures are past the first GiB");
+        }
+        System.out.printf(Locale.ROOT, "%-12s %16s %20s %16s %14s%n", "", "Mbit/s past 1 GiB", "CPU-s/GiB past 1 GiB",
+                "first GiB Mbit/s", "first GiB CPU-s");
+        for (int r = 0; r < rounds; r++) {
+            for (String t : transports) {
+                report(t, java(t, size));
+            }
+            if (nativePeer != null && Files.isExecutable(Path.of(nativePeer))) {
+                report("native UDT4", cpp(nativePeer, size));
+            }
+        }
+    }
+
+    private static void report(String name, Marks[] sides) {
+        Marks receiver = sides[0];
+        Marks sender = sides[1];
+        double pastSeconds = (receiver.end[1] - receiver.first[1]) / 1e9;
+        double pastGib = (receiver.end[0] - receiver.first[0]) / (double) GIB;
+        double pastCpu = ((receiver.end[2] - receiver.first[2]) + (sender.end[2] - sender.first[2])) / 1e9;
+        double firstSeconds = (receiver.first[1] - receiver.start) / 1e9;
+        double firstCpu = (receiver.first[2] + sender.first[2]) / 1e9;
+        System.out.printf(Locale.ROOT, "%-12s %16.0f %20.2f %16.0f %14.2f%n", name,
+                pastGib * GIB * 8 / pastSeconds / 1e6, pastCpu / pastGib, receiver.first[0] * 8 / firstSeconds / 1e6, firstCpu);
+    }
+
+    // ------------------------------------------------------------------ the two processes
+
+    private static Marks[] java(String scheme, long size) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("java.class.path");
+        Process receiver = new ProcessBuilder(java, "-cp", cp, Receive.class.getName(), scheme).start();
+        BufferedReader rin = reader(receiver);
+        String port = rin.readLine();
+        if (port == null || !port.startsWith("PORT ")) {
+            throw new IllegalStateException(scheme + " receiver: " + port + " " + new String(receiver.getErrorStream().readAllBytes()));
+        }
+        long start = System.nanoTime();
+        Process sender = new ProcessBuilder(java, "-cp", cp, Send.class.getName(), scheme, port.substring(5), Long.toString(size))
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return marks(rin, reader(sender), receiver, sender, scheme, start);
+    }
+
+    private static Marks[] cpp(String peer, long size) throws Exception {
+        Process receiver = new ProcessBuilder(peer, "count", "4").start();
+        BufferedReader rin = reader(receiver);
+        String port = rin.readLine();
+        long start = System.nanoTime();
+        Process sender = new ProcessBuilder(peer, "blast", "4", port.substring(5).trim(), Long.toString(size)).start();
+        return marks(rin, reader(sender), receiver, sender, "native UDT4", start);
+    }
+
+    private static Marks[] marks(BufferedReader rin, BufferedReader sin, Process receiver, Process sender, String name, long start)
+            throws Exception {
+        long[][] r = {read(rin, name), read(rin, name)};
+        long[][] s = {read(sin, name), read(sin, name)};
+        sender.waitFor(60, TimeUnit.SECONDS);
+        receiver.waitFor(60, TimeUnit.SECONDS);
+        sender.destroyForcibly();
+        receiver.destroyForcibly();
+        return new Marks[]{new Marks(r[0], r[1], start), new Marks(s[0], s[1], start)};
+    }
+
+    private static long[] read(BufferedReader in, String name) throws Exception {
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.startsWith("MARK ")) {
+                String[] f = line.split(" ");
+                return new long[]{Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])};
+            }
+        }
+        throw new IllegalStateException(name + ": a process ended before its mark");
+    }
+
+    private static BufferedReader reader(Process p) {
+        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
+    }
+
+    static long parseSize(String text) {
+        String t = text.trim().toUpperCase(Locale.ROOT);
+        long unit = t.endsWith("G") ? GIB : t.endsWith("M") ? 1L << 20 : 1;
+        return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
+    }
+
+    static void mark(long bytes) {
+        long cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        System.out.println("MARK " + bytes + " " + System.nanoTime() + " " + cpu);
+        System.out.flush();
+    }
+
+    /** The receiving process: listens, counts, marks the first GiB and the end of the stream. */
+    public static final class Receive {
+        public static void main(String[] args) throws Exception {
+            CountDownLatch ended = new CountDownLatch(1);
+            try (Transports ferry = Transports.create()) {
+                ChannelHandler counter = new ChannelInboundHandlerAdapter() {
+                    long bytes;
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        long before = bytes;
+                        bytes += ((ByteBuf) msg).readableBytes();
+                        ReferenceCountUtil.release(msg);
+                        if (before < GIB && bytes >= GIB) {
+                            mark(bytes);
+                        }
+                    }
+
+                    @Override
+                    public void channelInactive(ChannelHandlerContext ctx) {
+                        mark(bytes);
+                        ended.countDown();
+                    }
+
+                    @Override
+                    public boolean isSharable() {
+                        return true;
+                    }
+                };
+                Channel listener = ferry.listen(args[0] + "://127.0.0.1:0", counter).sync().channel();
+                System.out.println("PORT " + ((InetSocketAddress) listener.localAddress()).getPort());
+                System.out.flush();
+                ended.await();
+            }
+        }
+    }
+
+    /** The sending process: connects, writes on writability from the event loop, closes gracefully. */
+    public static final class Send {
+        public static void main(String[] args) throws Exception {
+            long size = Long.parseLong(args[2]);
+            ByteBuf chunk = PooledByteBufAllocator.DEFAULT.directBuffer(CHUNK).writeZero(CHUNK);
+            CountDownLatch written = new CountDownLatch(1);
+            try (Transports ferry = Transports.create()) {
+                ChannelHandler pump = new ChannelInboundHandlerAdapter() {
+                    long sent;
+
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        pump(ctx);
+                        ctx.fireChannelActive();
+                    }
+
+                    @Override
+                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                        pump(ctx);
+                    }
+
+                    private void pump(ChannelHandlerContext ctx) {
+                        boolean wrote = false;
+                        while (sent < size && ctx.channel().isWritable()) {
+                            int n = (int) Math.min(CHUNK, size - sent);
+                            ctx.write(chunk.retainedSlice(0, n));
+                            long before = sent;
+                            sent += n;
+                            wrote = true;
+                            if (before < GIB && sent >= GIB) {
+                                mark(sent);
+                            }
+                        }
+                        if (wrote) {
+                            ctx.flush();
+                        }
+                        if (sent >= size && written.getCount() > 0) {
+                            written.countDown();
+                            ctx.close().addListener(f -> mark(sent));
+                        }
+                    }
+                };
+                Channel ch = ferry.connect(args[0] + "://127.0.0.1:" + args[1], pump).sync().channel();
+                ch.closeFuture().await();
+                written.await(10, TimeUnit.SECONDS);
+            } finally {
+                chunk.release();
+            }
+        }
+    }
+
+    private TwoProcessLoopback() {
+    }
+}
