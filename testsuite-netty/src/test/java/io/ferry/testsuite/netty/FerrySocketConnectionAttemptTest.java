@@ -20,11 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-/** Netty's own {@code SocketConnectionAttemptTest} over utp:// and striped channels (its refused tests dial {@code NetUtil.LOCALHOST}, ::1 here, and udt:// is IPv4 only), through each one's bootstrap: its tests and assertions are Netty's (inherited), but for the peer that never answers in {@link #testConnectTimeout} and {@link #testConnectCancellation}. */
+/** Netty's own {@code SocketConnectionAttemptTest} over utp://, udt:// and striped channels (its refused tests dial {@code NetUtil.LOCALHOST}, ::1 here), through each one's bootstrap: its tests and assertions are Netty's (inherited), but for the peer that never answers in {@link #testConnectTimeout} and {@link #testConnectCancellation}. */
 class FerrySocketConnectionAttemptTest extends io.netty.testsuite.transport.socket.SocketConnectionAttemptTest {
     @Override
     protected List<TestsuitePermutation.BootstrapFactory<Bootstrap>> newFactories() {
-        return FerryPermutations.clients("utp", "tcp?streams=1", "tcp?streams=4");
+        return FerryPermutations.clients("utp", "udt", "tcp?streams=1", "tcp?streams=4");
     }
 
     @Override
