@@ -15,24 +15,9 @@ import java.util.Map;
  */
 public final class LineProgress implements ProgressListener {
 
-    private static final class File {
-        final String name;
-        final long size;
-        final long resumedFrom;
-        final long startNanos = System.nanoTime();
-        long done;
-
-        File(String name, long size, long resumedFrom) {
-            this.name = name;
-            this.size = size;
-            this.resumedFrom = resumedFrom;
-            this.done = resumedFrom;
-        }
-    }
-
     private final PrintStream out;
     private final long intervalNanos;
-    private final Map<Integer, File> active = new LinkedHashMap<>();
+    private final Map<Integer, ActiveFile> active = new LinkedHashMap<>();
     private int files;
     private long totalBytes;
     private long finishedBytes;
@@ -54,7 +39,7 @@ public final class LineProgress implements ProgressListener {
 
     @Override
     public synchronized void fileStarted(int id, String name, long size, long resumedFrom) {
-        active.put(id, new File(name, size, resumedFrom));
+        active.put(id, new ActiveFile(name, size, resumedFrom));
         if (resumedFrom > 0 && resumedFrom < size) {
             out.printf(Locale.ROOT, "%s: resuming after %s already at the receiver%n", name, Sizes.bytes(resumedFrom));
             out.flush();
@@ -63,7 +48,7 @@ public final class LineProgress implements ProgressListener {
 
     @Override
     public synchronized void fileAdvanced(int id, long done) {
-        File file = active.get(id);
+        ActiveFile file = active.get(id);
         if (file == null) {
             return;
         }
@@ -74,7 +59,7 @@ public final class LineProgress implements ProgressListener {
         }
         lastPrintNanos = now;
         long all = finishedBytes;
-        for (File f : active.values()) {
+        for (ActiveFile f : active.values()) {
             all += f.done;
             if (f.done < f.size) {
                 line(f.name, f.done - f.resumedFrom, f.done, f.size, now - f.startNanos);
@@ -95,7 +80,7 @@ public final class LineProgress implements ProgressListener {
 
     @Override
     public synchronized void fileFinished(int id, boolean ok) {
-        File file = active.remove(id);
+        ActiveFile file = active.remove(id);
         if (file != null) {
             finishedBytes += file.size;
         }

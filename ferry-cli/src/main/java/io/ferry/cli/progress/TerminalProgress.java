@@ -20,23 +20,10 @@ public final class TerminalProgress implements ProgressListener {
     /** Erase from the cursor to the end of the line (ECMA-48 EL). */
     static final String CLEAR_TO_END = "\u001b[K";
 
-    private static final class File {
-        final String name;
-        final long size;
-        final long resumedFrom;
-        long done;
-
-        File(String name, long size, long resumedFrom) {
-            this.name = name;
-            this.size = size;
-            this.resumedFrom = resumedFrom;
-            this.done = resumedFrom;
-        }
-    }
-
     private final PrintStream out;
     private final IntSupplier columns;
-    private final Map<Integer, File> active = new HashMap<>();
+    private final java.util.function.LongSupplier clock;
+    private final Map<Integer, ActiveFile> active = new HashMap<>();
     private StatusLine line;
     private long finishedBytes;
     private long finishedResumed;
@@ -52,27 +39,32 @@ public final class TerminalProgress implements ProgressListener {
      * @param columns the terminal's width now, 0 when unknown (80 is then assumed)
      */
     public TerminalProgress(PrintStream out, IntSupplier columns) {
+        this(out, columns, System::nanoTime);
+    }
+
+    TerminalProgress(PrintStream out, IntSupplier columns, java.util.function.LongSupplier clock) {
         this.out = out;
         this.columns = columns;
+        this.clock = clock;
     }
 
     @Override
     public synchronized void sessionStarted(int files, long totalBytes) {
-        line = new StatusLine(System.nanoTime());
+        line = new StatusLine(clock.getAsLong());
         line.session(files, totalBytes);
     }
 
     @Override
     public synchronized void fileStarted(int id, String name, long size, long resumedFrom) {
         // started again after an eager start: from what the receiver holds
-        active.put(id, new File(name, size, resumedFrom));
+        active.put(id, new ActiveFile(name, size, resumedFrom));
         current = name;
         draw(false);
     }
 
     @Override
     public synchronized void fileAdvanced(int id, long done) {
-        File file = active.get(id);
+        ActiveFile file = active.get(id);
         if (file != null) {
             file.done = done;
             current = file.name;
@@ -88,7 +80,7 @@ public final class TerminalProgress implements ProgressListener {
 
     @Override
     public synchronized void fileFinished(int id, boolean ok) {
-        File file = active.remove(id);
+        ActiveFile file = active.remove(id);
         if (file != null) {
             finishedBytes += ok ? file.size : file.done;
             finishedResumed += file.resumedFrom;
@@ -111,10 +103,10 @@ public final class TerminalProgress implements ProgressListener {
         if (line == null) {
             return;
         }
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         long done = finishedBytes;
         long resumed = finishedResumed;
-        for (File f : active.values()) {
+        for (ActiveFile f : active.values()) {
             done += f.done;
             resumed += f.resumedFrom;
         }

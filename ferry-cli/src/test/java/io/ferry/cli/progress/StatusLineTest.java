@@ -59,11 +59,12 @@ class StatusLineTest {
     @Test
     void theBarCountsWhatTheReceiverTookNotWhatLeftTheSender() throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        TerminalProgress progress = new TerminalProgress(new PrintStream(captured, true, StandardCharsets.UTF_8), () -> 120);
+        long[] now = {0};
+        TerminalProgress progress = new TerminalProgress(new PrintStream(captured, true, StandardCharsets.UTF_8), () -> 120, () -> now[0]);
         progress.sessionStarted(1, 100 << 20);
         progress.fileStarted(0, "far.bin", 100 << 20, 0);
         progress.receiverTook(50 << 20);
-        Thread.sleep(250);
+        now[0] += TerminalProgress.REDRAW_NANOS;
         progress.fileAdvanced(0, 100 << 20); // all of it handed to the transport, half of it on its way
         String out = captured.toString(StandardCharsets.UTF_8);
         String last = out.substring(out.lastIndexOf('\r') + 1);
@@ -74,13 +75,14 @@ class StatusLineTest {
     void theTerminalProgressRedrawsOneLineInPlaceAndClearsItAtTheEnd() throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream err = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        TerminalProgress progress = new TerminalProgress(err, () -> 80);
+        long[] now = {0};
+        TerminalProgress progress = new TerminalProgress(err, () -> 80, () -> now[0]);
         progress.sessionStarted(3, 3 << 20);
         for (int id = 0; id < 3; id++) {
             progress.fileStarted(id, "file-" + id + ".bin", 1 << 20, 0);
             for (int k = 1; k <= 4; k++) {
                 progress.fileAdvanced(id, k << 18);
-                Thread.sleep(60);
+                now[0] += TerminalProgress.REDRAW_NANOS / 3;
             }
             progress.fileFinished(id, true);
         }

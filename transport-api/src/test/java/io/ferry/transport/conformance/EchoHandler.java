@@ -6,8 +6,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /** Writes back whatever it reads, pausing reads while the channel is not writable. */
 @ChannelHandler.Sharable
-final class EchoHandler extends ChannelInboundHandlerAdapter {
-    static final EchoHandler INSTANCE = new EchoHandler();
+public final class EchoHandler extends ChannelInboundHandlerAdapter {
+    public static final EchoHandler INSTANCE = new EchoHandler();
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {

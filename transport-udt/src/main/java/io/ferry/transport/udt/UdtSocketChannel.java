@@ -515,6 +515,9 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
         }
     }
 
+    /** How long a connection whose both ends are done waits at most for the ACK2 of its final ACK. */
+    static final long BOTH_ENDED_LINGER_NANOS = 1_000_000_000L;
+
     void onData(ByteBuf data) {
         if (!open || inputShutdown || lingering != null) {
             int n = data.readableBytes();
@@ -525,7 +528,10 @@ public final class UdtSocketChannel extends io.ferry.transport.spi.AbstractStrea
                 if (payload > 0) {
                     connection.abort(endpoint.now()); // data for a closed channel: a reset, as TCP's
                 } else if (framing.endSeen()) {
-                    connection.close(0, endpoint.now()); // both sides ended: now UDT's shutdown
+                    // both sides ended: now UDT's shutdown, once the peer has our ACK of its end (its ACK2), for
+                    // the shutdown carries none; with no linger a lost final ACK had the peer take its delivered
+                    // stream for lost
+                    connection.close(BOTH_ENDED_LINGER_NANOS, endpoint.now());
                 }
             }
             return;

@@ -263,23 +263,9 @@ class LibudtInteropTest {
         }
     }
 
-    private static ChannelInitializer<Channel> echoing() {
-        return new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ctx.write(msg);
-                    }
-
-                    @Override
-                    public void channelReadComplete(ChannelHandlerContext ctx) {
-                        ctx.flush();
-                    }
-                });
-            }
-        };
+    /** The conformance suite's echo: writes back what it reads. */
+    private static io.netty.channel.ChannelHandler echoing() {
+        return io.ferry.transport.conformance.EchoHandler.INSTANCE;
     }
 
     private static int announcedPort(BufferedReader lines) throws IOException {
