@@ -26,9 +26,9 @@ public final class UdtChannelConfig extends StreamChannelConfig {
         java.net.InetSocketAddress localAddress();
     }
 
-    UdtChannelConfig(UdtSocketChannel channel, UdtSettings settings) {
+    UdtChannelConfig(UdtSocketChannel channel, UdtSettings settings, Runnable autoReadCleared) {
         super(channel, () -> settings.receiveBufferPackets() * settings.bufferUnit(),
-                () -> settings.sendBufferPackets() * settings.bufferUnit(), channel::autoReadCleared);
+                () -> settings.sendBufferPackets() * settings.bufferUnit(), autoReadCleared);
         this.holder = new UdtChannelHolder() {
             @Override
             public io.ferry.transport.udt.proto.core.UdtConnection connection() {

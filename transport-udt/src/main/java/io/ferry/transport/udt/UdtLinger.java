@@ -1,9 +1,8 @@
 package io.ferry.transport.udt;
 
 import io.ferry.transport.UndeliveredDataException;
-import io.ferry.transport.spi.EndOfStreamGate;
-import io.ferry.transport.spi.GracefulClose;
 import io.ferry.transport.spi.LingeringChannels;
+import io.ferry.transport.udp.engine.EngineLinger;
 import io.ferry.transport.udt.proto.core.UdtConnection;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -12,51 +11,27 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A graceful close of a {@link UdtSocketChannel} in progress (Ferry's LINGER): once the channel's own
- * buffer has drained into the connection ({@link EndOfStreamGate}) the end of the stream is queued behind
- * it (framed mode: the zero-length frame) and the connection closes, sending UDT's shutdown when the
- * peer has acknowledged every byte. A peer that ended its own side and holds every byte need not
- * confirm the end of our stream (it may be gone). The close completes then, and fails with
- * {@link UndeliveredDataException} if the linger runs out, the connection fails, or the peer shut down
- * first with bytes of ours unacknowledged. Checked after every call into the connection.
+ * UDT's graceful close ({@link EngineLinger}): the end of the stream is queued behind what was written
+ * (framed mode: the zero-length frame) and the connection closes, sending UDT's shutdown when the peer has
+ * acknowledged every byte. A peer that ended its own side and holds every byte need not confirm the end of
+ * our stream (it may be gone). The close fails if the peer shut down first with bytes of ours unacknowledged.
  */
-final class UdtLinger {
+final class UdtLinger extends EngineLinger {
 
-    private final UdtSocketChannel channel;
-    /** The close calls waiting on this close. */
-    final GracefulClose waiting;
-    private final Duration linger;
-    private final EndOfStreamGate end;
-    private ScheduledFuture<?> expiry;
-    private ScheduledFuture<?> graceCheck;
     /** The least wait for the acknowledgement of our end of stream by a peer that ended its own side. */
     static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    private final UdtSocketChannel channel;
+    private ScheduledFuture<?> graceCheck;
+
     UdtLinger(UdtSocketChannel channel, ChannelPromise first, Duration linger) {
+        super(channel, first, linger);
         this.channel = channel;
-        this.waiting = new GracefulClose(first);
-        this.linger = linger;
-        this.end = new EndOfStreamGate(channel);
     }
 
-    /** Whether the end of the stream was queued: a write now is past it. */
-    boolean endQueued() {
-        return end.isSent();
-    }
-
-    void start() {
-        expiry = channel.eventLoop().schedule(() -> {
-            if (channel.isLingering(this) && !waiting.isEnding()) {
-                finish(undelivered("LINGER " + linger + " ran out"));
-            }
-        }, linger.toNanos(), TimeUnit.NANOSECONDS);
-        channel.unsafe().flush();
-        progress();
-    }
-
-    /** Checks the close after a call into the connection. */
-    void progress() {
-        if (waiting.isEnding()) {
+    @Override
+    protected void progress() {
+        if (ending()) {
             return;
         }
         UdtConnection connection = channel.connection();
@@ -89,12 +64,12 @@ final class UdtLinger {
             // no TIME_WAIT). A few round trips for its acknowledgement, then the close is complete.
             long grace = Math.max(GRACE_NANOS, 4_000L * connection.rttMicros());
             graceCheck = channel.eventLoop().schedule(() -> {
-                if (channel.isLingering(this) && !waiting.isEnding()) {
+                if (stillWaiting()) {
                     finish(null);
                 }
             }, grace, TimeUnit.NANOSECONDS);
         }
-        if (connection.phase() == UdtConnection.Phase.CLOSED) {
+        if (connection.isClosed()) {
             Throwable cause = connection.closeCause();
             if (cause != null) {
                 finish(undelivered("the connection failed (" + cause.getMessage() + ")"));
@@ -106,30 +81,18 @@ final class UdtLinger {
         }
     }
 
-    private void recheck() {
-        if (channel.isLingering(this)) {
-            progress();
-        }
-    }
-
-    private UndeliveredDataException undelivered(String why) {
+    @Override
+    protected UndeliveredDataException undelivered(String why) {
         UdtConnection connection = channel.connection();
         long pending = Math.max(connection.bufferedBytes(), connection.unacknowledgedAtShutdown());
         return new UndeliveredDataException(channel.remote(), pending + LingeringChannels.unwrittenBytes(channel),
                 false, false, why);
     }
 
-    private void finish(UndeliveredDataException failure) {
-        ChannelPromise closed = waiting.end(channel, failure);
-        expiry.cancel(false);
+    @Override
+    protected void finished() {
         if (graceCheck != null) {
             graceCheck.cancel(false);
         }
-        UdtConnection connection = channel.connection();
-        if (failure != null && connection.phase() != UdtConnection.Phase.CLOSED) {
-            connection.abort(channel.endpoint().now());
-            channel.endpoint().afterCall(channel);
-        }
-        channel.closeNow(closed);
     }
 }

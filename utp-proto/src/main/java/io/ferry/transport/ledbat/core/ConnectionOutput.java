@@ -3,6 +3,7 @@ package io.ferry.transport.ledbat.core;
 import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
 
 /**
  * What a protocol connection (uTP's {@link UtpConnection}, UDT's) produced and its driver has not yet collected: datagrams to send,
@@ -11,7 +12,13 @@ import java.util.ArrayDeque;
  * {@link UtpConnection#pollEvents}, after each call into the connection.
  */
 public final class ConnectionOutput {
-    /** The event bit {@link #closed} sets: the same value as {@code UtpConnection.CLOSED} and UDT's. */
+    /** Event bit: the handshake completed. */
+    public static final int CONNECTED = 1;
+    /** Event bit: the peer's end of the stream was reached, after its last payload. */
+    public static final int END_OF_STREAM = 2;
+    /** Event bit: the connection's writability changed. */
+    public static final int WRITABILITY_CHANGED = 4;
+    /** The event bit {@link #closed} sets. */
     public static final int CLOSED = 8;
 
     private final ArrayDeque<ByteBuf> transmits = new ArrayDeque<>();
@@ -58,6 +65,41 @@ public final class ConnectionOutput {
 
     public Throwable closeCause() {
         return closeCause;
+    }
+
+    /**
+     * Hands everything queued to {@code sink}, in order: datagrams (unless {@code transmit} is false: they
+     * then stay queued), the handshake's completion, payload, the end of the stream, a writability change
+     * ({@code writable} read then) and the close. What the sink does may queue more; that is handed over
+     * too, until a round finds nothing. The one place a connection's outputs leave it.
+     */
+    public void drainTo(ConnectionSink sink, boolean transmit, BooleanSupplier writable) {
+        boolean found;
+        do {
+            found = false;
+            for (ByteBuf p; transmit && (p = transmits.poll()) != null; ) {
+                sink.send(p);
+                found = true;
+            }
+            int e = pollEvents();
+            if ((e & CONNECTED) != 0) {
+                sink.connected();
+            }
+            for (ByteBuf d; (d = data.poll()) != null; ) {
+                sink.data(d);
+                found = true;
+            }
+            if ((e & END_OF_STREAM) != 0) {
+                sink.endOfStream();
+            }
+            if ((e & WRITABILITY_CHANGED) != 0) {
+                sink.writabilityChanged(writable.getAsBoolean());
+            }
+            if ((e & CLOSED) != 0) {
+                sink.closed(closeCause);
+            }
+            found |= e != 0;
+        } while (found);
     }
 
     /** Releases whatever was not collected. */

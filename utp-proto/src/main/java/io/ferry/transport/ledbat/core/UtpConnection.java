@@ -48,13 +48,13 @@ import java.time.Duration;
  * {@code InboundStream}, {@link AckScheduler}, {@link ConnectionTimers}. Each mechanism, and what keeps
  * heavy random loss cheap, in docs/utp-protocol.md.
  */
-public final class UtpConnection {
+public final class UtpConnection implements EngineConnection {
     /** Event: the handshake completed (reported once; for an acceptor, by {@link #accept} itself). */
-    public static final int CONNECTED = 1;
+    public static final int CONNECTED = ConnectionOutput.CONNECTED;
     /** Event: the peer's FIN was reached in order, after the last payload (reported at most once). */
-    public static final int END_OF_STREAM = 2;
+    public static final int END_OF_STREAM = ConnectionOutput.END_OF_STREAM;
     /** Event: {@link #isWritable()} changed. */
-    public static final int WRITABILITY_CHANGED = 4;
+    public static final int WRITABILITY_CHANGED = ConnectionOutput.WRITABILITY_CHANGED;
     /**
      * Event: the connection closed (reported once), with {@link #closeCause()}. After it every entry
      * point is a no-op, except that a gracefully closed connection may still acknowledge the peer's
@@ -67,6 +67,8 @@ public final class UtpConnection {
      * Three answers fit in it (at 0, one RTO and three RTOs); an initiator whose SYN arrives after it
      * expired simply starts a new half-open connection.
      */
+    private final java.util.function.BooleanSupplier writableNow = this::isWritable;
+
     private static final long HALF_OPEN_LIFETIME_NANOS = 5_000_000_000L;
 
     /** Answers an acceptor sends per SYN received before the initiator has proven its address. */
@@ -244,6 +246,7 @@ public final class UtpConnection {
      * loop); {@link #endReadBatch} follows them. In between, in-order data is acknowledged once per
      * batch rather than every second packet (see {@link AckScheduler}); anything unusual still is at once.
      */
+    @Override
     public void beginReadBatch() {
         acks.beginBatch();
     }
@@ -253,6 +256,7 @@ public final class UtpConnection {
      *
      * @param nowNanos the current time
      */
+    @Override
     public void endReadBatch(long nowNanos) {
         acks.endBatch();
         afterEvent(nowNanos);
@@ -342,6 +346,7 @@ public final class UtpConnection {
      *
      * @param nowNanos the current time
      */
+    @Override
     public void onTimer(long nowNanos) {
         if (state == ConnectionState.TERMINATED) {
             return;
@@ -397,6 +402,7 @@ public final class UtpConnection {
      * Returns when {@link #onTimer} must next be called, or {@link Long#MAX_VALUE} if no timer is
      * needed. Re-read it after every call into the connection.
      */
+    @Override
     public long nextDeadlineNanos() {
         switch (state) {
             case TERMINATED:
@@ -440,6 +446,7 @@ public final class UtpConnection {
      *
      * @param nowNanos the current time
      */
+    @Override
     public void flush(long nowNanos) {
         if (closed) {
             return;
@@ -455,6 +462,7 @@ public final class UtpConnection {
      * @param bytes    bytes processed since the last call
      * @param nowNanos the current time
      */
+    @Override
     public void consumed(int bytes, long nowNanos) {
         if (closed || bytes <= 0) {
             return;
@@ -513,6 +521,7 @@ public final class UtpConnection {
      *
      * @param nowNanos the current time
      */
+    @Override
     public void abort(long nowNanos) {
         if (closed) {
             return;
@@ -573,36 +582,13 @@ public final class UtpConnection {
      * order, for a later collect (the driver's socket cannot take them now); {@link #hasTransmit()} then
      * says whether any wait. Everything else is handed over.
      */
+    @Override
     public void collect(ConnectionSink sink, boolean transmit) {
-        boolean found;
-        do {
-            found = false;
-            for (ByteBuf p; transmit && (p = out.pollTransmit()) != null; ) {
-                sink.send(p);
-                found = true;
-            }
-            int events = out.pollEvents();
-            if ((events & CONNECTED) != 0) {
-                sink.connected();
-            }
-            for (ByteBuf d; (d = out.pollData()) != null; ) {
-                sink.data(d);
-                found = true;
-            }
-            if ((events & END_OF_STREAM) != 0) {
-                sink.endOfStream();
-            }
-            if ((events & WRITABILITY_CHANGED) != 0) {
-                sink.writabilityChanged(isWritable());
-            }
-            if ((events & CLOSED) != 0) {
-                sink.closed(out.closeCause());
-            }
-            found |= events != 0;
-        } while (found);
+        out.drainTo(sink, transmit, writableNow);
     }
 
     /** Whether datagrams wait to be collected (left by a {@link #collect(ConnectionSink, boolean)} that took none). */
+    @Override
     public boolean hasTransmit() {
         return out.hasTransmits();
     }
@@ -611,6 +597,7 @@ public final class UtpConnection {
      * Releases datagrams and payload produced but never collected, for a driver that gives the
      * connection up without draining it (its socket closed).
      */
+    @Override
     public void releaseUncollected() {
         out.releaseAll();
     }
@@ -644,11 +631,13 @@ public final class UtpConnection {
     }
 
     /** Returns whether the connection closed ({@link #CLOSED} was raised). */
+    @Override
     public boolean isClosed() {
         return closed;
     }
 
     /** Returns whether the connection needs no more packets or timers: the driver may forget it. */
+    @Override
     public boolean isTerminated() {
         return state == ConnectionState.TERMINATED;
     }

@@ -5,6 +5,7 @@ import io.ferry.transport.ledbat.cc.CongestionParameters;
 import io.ferry.transport.ledbat.cc.Pacer;
 import io.ferry.transport.ledbat.core.ConnectionOutput;
 import io.ferry.transport.ledbat.core.ConnectionSink;
+import io.ferry.transport.ledbat.core.EngineConnection;
 import io.ferry.transport.udt.proto.cc.UdtRateFeedback;
 import io.ferry.transport.udt.proto.wire.Handshake;
 import io.ferry.transport.udt.proto.wire.LossList;
@@ -27,13 +28,13 @@ import java.net.InetAddress;
  * and keep-alive, UDT4's rule: {@code max(n * (RTT + 4 RTTVar) + SYN, n * 300 ms)} after the n-th
  * silent expiry) and the pacer.
  */
-public final class UdtConnection {
+public final class UdtConnection implements EngineConnection {
     /** Event bit: the handshake completed. */
-    public static final int CONNECTED = 1;
+    public static final int CONNECTED = ConnectionOutput.CONNECTED;
     /** Event bit: the peer shut down after its last data. */
-    public static final int END_OF_STREAM = 2;
+    public static final int END_OF_STREAM = ConnectionOutput.END_OF_STREAM;
     /** Event bit: writability changed. */
-    public static final int WRITABILITY_CHANGED = 4;
+    public static final int WRITABILITY_CHANGED = ConnectionOutput.WRITABILITY_CHANGED;
     /** Event bit: the connection closed. */
     public static final int CLOSED = ConnectionOutput.CLOSED;
 
@@ -60,6 +61,7 @@ public final class UdtConnection {
     private final Role role;
     private final int socketId;
     private final ConnectionOutput out = new ConnectionOutput();
+    private final java.util.function.BooleanSupplier writableNow = this::isWritable;
     private final long startNanos;
     private Phase phase = Phase.CONNECTING;
     private Handshake handshake;
@@ -354,6 +356,7 @@ public final class UdtConnection {
     }
 
     /** A timer the driver armed for {@link #nextDeadlineNanos} expired (early or late calls are harmless). */
+    @Override
     public void onTimer(long nowNanos) {
         eventNanos = nowNanos;
         if (phase == Phase.CONNECTING) {
@@ -395,9 +398,7 @@ public final class UdtConnection {
             sender.onExpiry();
             cc.onTimeout(nowNanos);
         } else {
-            ByteBuf keepAlive = control(UdtPacket.KEEP_ALIVE, 0, 4);
-            keepAlive.writeInt(0);
-            transmit(keepAlive);
+            sendKeepAlive();
         }
         expiries++;
         expiryBaseNanos = nowNanos;
@@ -417,13 +418,15 @@ public final class UdtConnection {
     }
 
     /** Sends what the window and the pacer allow now. */
+    @Override
     public void flush(long nowNanos) {
         eventNanos = nowNanos;
         afterEvent(nowNanos);
     }
 
     /** The application consumed {@code bytes} delivered bytes: they no longer count against the receive buffer. */
-    public void consumed(long bytes, long nowNanos) {
+    @Override
+    public void consumed(int bytes, long nowNanos) {
         if (receiver != null) {
             eventNanos = nowNanos;
             receiver.consumed(bytes);
@@ -447,6 +450,7 @@ public final class UdtConnection {
     }
 
     /** Sends the shutdown now and closes, dropping what is unsent. */
+    @Override
     public void abort(long nowNanos) {
         eventNanos = nowNanos;
         if (phase == Phase.CONNECTED || phase == Phase.CLOSING) {
@@ -540,6 +544,12 @@ public final class UdtConnection {
         }
     }
 
+    private void sendKeepAlive() {
+        ByteBuf keepAlive = control(UdtPacket.KEEP_ALIVE, 0, 4);
+        keepAlive.writeInt(0);
+        transmit(keepAlive);
+    }
+
     private void sendShutdown() {
         ByteBuf p = control(UdtPacket.SHUTDOWN, 0, 4);
         p.writeInt(0);
@@ -596,6 +606,7 @@ public final class UdtConnection {
     // Output and queries
 
     /** When the driver should call {@link #onTimer} next; {@link Long#MAX_VALUE} for never. */
+    @Override
     public long nextDeadlineNanos() {
         return switch (phase) {
             case CONNECTING -> Math.min(connectDeadlineNanos, lastHandshakeNanos + HANDSHAKE_RESEND_NANOS);
@@ -605,41 +616,35 @@ public final class UdtConnection {
         };
     }
 
-    /**
-     * Hands everything produced so far to {@code sink}, in order: datagrams, the handshake's
-     * completion, payload, the end of the stream, a writability change and the close; again until a
-     * round finds nothing (the sink may call back in).
-     */
+    /** Hands everything produced so far to {@code sink} ({@link ConnectionOutput#drainTo}). */
     public void collect(ConnectionSink sink) {
-        boolean found;
-        do {
-            found = false;
-            for (ByteBuf p; (p = out.pollTransmit()) != null; ) {
-                sink.send(p);
-                found = true;
-            }
-            int events = out.pollEvents();
-            if ((events & CONNECTED) != 0) {
-                sink.connected();
-            }
-            for (ByteBuf d; (d = out.pollData()) != null; ) {
-                sink.data(d);
-                found = true;
-            }
-            if ((events & END_OF_STREAM) != 0) {
-                sink.endOfStream();
-            }
-            if ((events & WRITABILITY_CHANGED) != 0) {
-                sink.writabilityChanged(writable);
-            }
-            if ((events & CLOSED) != 0) {
-                sink.closed(out.closeCause());
-            }
-            found |= events != 0;
-        } while (found);
+        collect(sink, true);
+    }
+
+    @Override
+    public void collect(ConnectionSink sink, boolean transmit) {
+        out.drainTo(sink, transmit, writableNow);
+    }
+
+    @Override
+    public boolean hasTransmit() {
+        return out.hasTransmits();
+    }
+
+    /** Whether the connection is closed: nothing more is sent or received (UDT has no TIME_WAIT). */
+    @Override
+    public boolean isTerminated() {
+        return phase == Phase.CLOSED;
+    }
+
+    /** The same as {@link #isTerminated}: a closed UDT connection answers nothing more. */
+    @Override
+    public boolean isClosed() {
+        return phase == Phase.CLOSED;
     }
 
     /** Releases what was produced and never collected. */
+    @Override
     public void releaseUncollected() {
         out.releaseAll();
     }

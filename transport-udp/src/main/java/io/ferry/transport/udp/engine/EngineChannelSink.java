@@ -1,23 +1,23 @@
-package io.ferry.transport.ledbat.channel;
+package io.ferry.transport.udp.engine;
 
 import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The protocol core's outputs for one {@link UtpSocketChannel}, collected on its event loop after each call
+ * The protocol core's outputs for one {@link EngineChannel}, collected on its event loop after each call
  * into the core: datagrams go to the channel's endpoint, events and payload to the channel.
  */
-final class UtpChannelSink implements ConnectionSink {
+final class EngineChannelSink implements ConnectionSink {
 
-    private final UtpSocketChannel channel;
+    private final EngineChannel<?, ?> channel;
 
-    UtpChannelSink(UtpSocketChannel channel) {
+    EngineChannelSink(EngineChannel<?, ?> channel) {
         this.channel = channel;
     }
 
     @Override
     public void send(ByteBuf packet) {
-        channel.endpoint().send(packet, channel.remote());
+        channel.endpoint.send(packet, channel.remote);
     }
 
     @Override

@@ -1,29 +1,25 @@
-package io.ferry.transport.ledbat.channel;
+package io.ferry.transport.udp.engine;
 
-import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.spi.InboundQueue;
 
 /**
- * What a uTP channel's connection delivered and its application has not read yet (event loop). Within the
+ * What a channel's connection delivered and its application has not read yet (event loop). Within the
  * endpoint's batch of received datagrams a read loop stays open for the batch's later packets, so a batch
  * ends in one read-complete. Bytes count against the connection's receive window until the pipeline took
  * them, or the channel dropped them.
  */
-final class UtpInbound extends InboundQueue {
+final class EngineInbound extends InboundQueue {
 
-    private final UtpSocketChannel channel;
+    private final EngineChannel<?, ?> channel;
 
-    UtpInbound(UtpSocketChannel channel) {
+    EngineInbound(EngineChannel<?, ?> channel) {
         super(channel);
         this.channel = channel;
     }
 
     @Override
     protected void freed(int bytes) {
-        UtpConnection connection = channel.connection();
-        if (connection != null) {
-            connection.consumed(bytes, channel.endpoint().now());
-        }
+        channel.consumed(bytes);
     }
 
     @Override
