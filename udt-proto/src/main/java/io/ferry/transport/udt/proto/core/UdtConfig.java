@@ -20,7 +20,7 @@ import java.util.Objects;
  * @param inOrder               message mode: messages delivered in the order sent
  * @param ipv6                  whether the socket is IPv6 (the payload leaves room for the larger header)
  * @param connectTimeoutNanos   how long a connect or rendezvous waits for the peer
- * @param peerTimeoutNanos      silence after which the peer is dead, once 16 expiries have passed
+ * @param peerTimeoutNanos      silence after which the peer is dead, once more than 4 expiries have passed (UDT4 waits for 16; a live Ferry peer speaks at least once a second)
  * @param congestionControl     the rate or window control of the sending side
  * @param allocator             where packets are allocated
  */

@@ -42,6 +42,15 @@ public final class UdtConnection implements EngineConnection {
     static final long HANDSHAKE_RESEND_NANOS = 250_000_000L;
     private static final long MIN_EXPIRY_NANOS = 300_000_000L;
     private static final long MIN_NAK_INTERVAL_NANOS = 20_000_000L;
+    /**
+     * A connected side that has sent nothing for this long sends a keep-alive, whatever its EXP timer says.
+     * Every packet heard pushes the EXP timer back, so a side whose estimate of {@code RTT + 4 RTTVar}
+     * exceeds the spacing of its peer's keep-alives (an RTT inflated by a starved CPU) never expires and
+     * never speaks, and the peer, hearing nothing through its own expiries, declares it dead (200 clients
+     * under a CPU burner lost 10 to 15 so, after 10 s). UDT4 survives this only by waiting for 16
+     * expiries; Ferry waits for 4, so a live side is heard at least once a second instead.
+     */
+    static final long KEEP_ALIVE_NANOS = 1_000_000_000L;
 
     /** Where a connection is in its life. */
     public enum Phase {
@@ -83,6 +92,7 @@ public final class UdtConnection implements EngineConnection {
     private long eventNanos;
     private int expiries = 1;
     private long sendAtNanos = Long.MAX_VALUE;
+    private long lastSentNanos;
     private long lingerDeadlineNanos = Long.MAX_VALUE;
     /** While closing: when the wait for the ACK2 of our final ACK ends ({@link #awaitFinalAck2}). */
     private long finalAckDeadlineNanos = Long.MAX_VALUE;
@@ -105,6 +115,7 @@ public final class UdtConnection implements EngineConnection {
         this.lastHeardNanos = nowNanos;
         this.expiryBaseNanos = nowNanos;
         this.eventNanos = nowNanos;
+        this.lastSentNanos = nowNanos;
         this.connectDeadlineNanos = nowNanos + config.connectTimeoutNanos();
     }
 
@@ -381,6 +392,9 @@ public final class UdtConnection implements EngineConnection {
         if (nowNanos >= expiryDeadline()) {
             onExpiry(nowNanos);
         }
+        if (phase != Phase.CLOSED && nowNanos - lastSentNanos >= KEEP_ALIVE_NANOS) {
+            sendKeepAlive();
+        }
         afterEvent(nowNanos);
     }
 
@@ -527,6 +541,7 @@ public final class UdtConnection implements EngineConnection {
             UdtPacket.writeDataHeader(packet, seq, b.messageWord, timestamp(nowNanos), peerId);
             packet.writeBytes(b.payload, b.payload.readerIndex(), len);
             out.send(packet);
+            lastSentNanos = nowNanos;
             pacer.onSent(packet.readableBytes(), nowNanos, rate);
             cc.onPacketSent(len, b.resent, inflight, nowNanos);
             pairSecond = !b.resent && (SeqNumbers.wire(seq) & 0xF) == 0;
@@ -585,6 +600,7 @@ public final class UdtConnection implements EngineConnection {
 
     void transmit(ByteBuf packet) {
         out.send(packet);
+        lastSentNanos = eventNanos;
     }
 
     void deliver(ByteBuf payload) {
@@ -600,6 +616,7 @@ public final class UdtConnection implements EngineConnection {
         handshake.writeTo(p);
         out.send(p);
         lastHandshakeNanos = nowNanos;
+        lastSentNanos = nowNanos;
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -611,8 +628,8 @@ public final class UdtConnection implements EngineConnection {
         return switch (phase) {
             case CONNECTING -> Math.min(connectDeadlineNanos, lastHandshakeNanos + HANDSHAKE_RESEND_NANOS);
             case CLOSED -> Long.MAX_VALUE;
-            default -> Math.min(Math.min(nextAckNanos, nextNakNanos), Math.min(sendAtNanos,
-                    Math.min(expiryDeadline(), lingerDeadlineNanos)));
+            default -> Math.min(Math.min(Math.min(nextAckNanos, nextNakNanos), Math.min(sendAtNanos,
+                    Math.min(expiryDeadline(), lingerDeadlineNanos))), lastSentNanos + KEEP_ALIVE_NANOS);
         };
     }
 

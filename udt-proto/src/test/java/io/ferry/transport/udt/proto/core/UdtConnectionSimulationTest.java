@@ -248,6 +248,44 @@ class UdtConnectionSimulationTest {
         }
     }
 
+    /**
+     * Every packet heard pushes the EXP timer back: a side that hears its peer more often than its own
+     * EXP interval never expires, and so, idle, never spoke, until its peer declared it dead (seen with
+     * 200 clients under a CPU burner, whose inflated RTT estimates outgrew the server's keep-alive spacing).
+     */
+    @Test
+    void aSideThatKeepsHearingItsPeerStillSpeaksEverySecond() {
+        UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
+        try {
+            assertTrue(sim.runUntil(() -> sim.a.connected && sim.b.connected, 5 * S));
+            long[] spoke = new long[1];
+            sim.dropIf = (from, packet) -> {
+                if (from == sim.a) {
+                    spoke[0]++;
+                }
+                return from == sim.a;
+            };
+            long start = sim.now;
+            for (long t = start + 250 * MS; t <= start + 5 * S; t += 250 * MS) {
+                sim.schedule(t, () -> {
+                    io.netty.buffer.ByteBuf keepAlive = UdtPacket.control(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT,
+                            UdtPacket.KEEP_ALIVE, 0, 0, sim.a.conn.socketId(), 4);
+                    keepAlive.writeInt(0);
+                    try {
+                        sim.a.conn.onDatagram(keepAlive, sim.now);
+                    } finally {
+                        keepAlive.release();
+                    }
+                    sim.a.drive();
+                });
+            }
+            sim.runUntil(() -> false, start + 5 * S);
+            assertTrue(spoke[0] >= 4, "A, hearing B every 250 ms, sent " + spoke[0] + " packets in 5 s");
+        } finally {
+            sim.dispose();
+        }
+    }
+
     @Test
     void anIdleConnectionStaysUpOnKeepAlives() {
         UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
