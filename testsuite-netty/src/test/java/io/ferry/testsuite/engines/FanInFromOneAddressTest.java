@@ -15,7 +15,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -36,8 +35,19 @@ class FanInFromOneAddressTest {
     private static final int CLIENTS = 200;
     private static final int BYTES = 64 * 1024;
 
+    /** Every transport, or those of {@code -Dferry.suite.schemes} (a soak over one transport). */
+    static java.util.stream.Stream<String> specs() {
+        List<String> all = List.of("tcp", "utp", "udt", "quic", "utp?streams=2", "utp?streams=4", "tcp?streams=4");
+        String chosen = System.getProperty("ferry.suite.schemes");
+        if (chosen == null) {
+            return all.stream();
+        }
+        List<String> wanted = List.of(chosen.split(","));
+        return all.stream().filter(wanted::contains);
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "utp", "udt", "quic", "utp?streams=2", "utp?streams=4", "tcp?streams=4"})
+    @org.junit.jupiter.params.provider.MethodSource("specs")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void twoHundredConcurrentClientsFromOneAddressAreAllServed(String spec) throws Exception {
         try (Transports ferry = Transports.create()) {
