@@ -39,7 +39,6 @@ public final class UdtConnection implements EngineConnection {
     public static final int CLOSED = ConnectionOutput.CLOSED;
 
     static final long SYN_NANOS = 10_000_000L;
-    static final long HANDSHAKE_RESEND_NANOS = 250_000_000L;
     private static final long MIN_EXPIRY_NANOS = 300_000_000L;
     private static final long MIN_NAK_INTERVAL_NANOS = 20_000_000L;
     /**
@@ -64,18 +63,13 @@ public final class UdtConnection implements EngineConnection {
         CLOSED
     }
 
-    private enum Role { CLIENT, SERVER, RENDEZVOUS }
-
     private final UdtConfig config;
-    private final Role role;
     private final int socketId;
     private final ConnectionOutput out = new ConnectionOutput();
     private final java.util.function.BooleanSupplier writableNow = this::isWritable;
     private final long startNanos;
     private Phase phase = Phase.CONNECTING;
-    private Handshake handshake;
-    private long lastHandshakeNanos;
-    private final long connectDeadlineNanos;
+    private final UdtHandshaker setup;
     private int peerId;
     private int payloadBytes;
     private int negotiatedMss;
@@ -106,17 +100,15 @@ public final class UdtConnection implements EngineConnection {
     private long lossReports;
     private long lastPacingRate;
 
-    private UdtConnection(UdtConfig config, Role role, int socketId, Handshake handshake, long nowNanos) {
+    private UdtConnection(UdtConfig config, int socketId, UdtHandshaker setup, long nowNanos) {
         this.config = config;
-        this.role = role;
         this.socketId = socketId;
-        this.handshake = handshake;
+        this.setup = setup;
         this.startNanos = nowNanos;
         this.lastHeardNanos = nowNanos;
         this.expiryBaseNanos = nowNanos;
         this.eventNanos = nowNanos;
         this.lastSentNanos = nowNanos;
-        this.connectDeadlineNanos = nowNanos + config.connectTimeoutNanos();
     }
 
     /**
@@ -127,18 +119,14 @@ public final class UdtConnection implements EngineConnection {
      * @param peerAddress the listener's address, which the handshake carries
      */
     public static UdtConnection connect(UdtConfig config, int socketId, int initialSeq, InetAddress peerAddress, long nowNanos) {
-        Handshake request = new Handshake(Handshake.VERSION, socketType(config), initialSeq & SeqNumbers.MAX, config.mss(),
-                config.announcedFlowWindow(), Handshake.REQUEST, socketId, 0, peerAddress);
-        UdtConnection c = new UdtConnection(config, Role.CLIENT, socketId, request, nowNanos);
+        UdtConnection c = new UdtConnection(config, socketId, UdtHandshaker.client(config, socketId, initialSeq, peerAddress, nowNanos), nowNanos);
         c.sendHandshake(0, nowNanos);
         return c;
     }
 
     /** Starts a rendezvous with a peer that does the same towards this side's address. */
     public static UdtConnection rendezvous(UdtConfig config, int socketId, int initialSeq, InetAddress peerAddress, long nowNanos) {
-        Handshake request = new Handshake(Handshake.VERSION, socketType(config), initialSeq & SeqNumbers.MAX, config.mss(),
-                config.announcedFlowWindow(), Handshake.RENDEZVOUS, socketId, 0, peerAddress);
-        UdtConnection c = new UdtConnection(config, Role.RENDEZVOUS, socketId, request, nowNanos);
+        UdtConnection c = new UdtConnection(config, socketId, UdtHandshaker.rendezvous(config, socketId, initialSeq, peerAddress, nowNanos), nowNanos);
         c.sendHandshake(0, nowNanos);
         return c;
     }
@@ -151,17 +139,11 @@ public final class UdtConnection implements EngineConnection {
      * @param peerAddress the client's address, which the response carries
      */
     public static UdtConnection accept(UdtConfig config, int socketId, Handshake request, InetAddress peerAddress, long nowNanos) {
-        int mss = Math.min(config.mss(), request.mss());
-        Handshake response = new Handshake(Handshake.VERSION, socketType(config), request.initialSeq(), mss,
-                config.announcedFlowWindow(), Handshake.RESPONSE, socketId, request.cookie(), peerAddress);
-        UdtConnection c = new UdtConnection(config, Role.SERVER, socketId, response, nowNanos);
-        c.established(request.socketId(), mss, request.flowWindow(), request.initialSeq(), request.initialSeq(), nowNanos);
+        UdtHandshaker setup = UdtHandshaker.server(config, socketId, request, peerAddress, nowNanos);
+        UdtConnection c = new UdtConnection(config, socketId, setup, nowNanos);
+        c.established(request.socketId(), setup.ours().mss(), request.flowWindow(), request.initialSeq(), request.initialSeq(), nowNanos);
         c.sendHandshake(c.peerId, nowNanos);
         return c;
-    }
-
-    private static int socketType(UdtConfig config) {
-        return config.messageMode() ? Handshake.DGRAM : Handshake.STREAM;
     }
 
     private void established(int peer, int mss, int peerFlowWindow, int sendIsn, int receiveIsn, long nowNanos) {
@@ -218,8 +200,7 @@ public final class UdtConnection implements EngineConnection {
             case UdtPacket.ACK2 -> {
                 long rtt = receiver.onAck2(UdtPacket.secondWord(p), nowNanos);
                 if (rtt > 0) {
-                    rttVarMicros = (int) ((rttVarMicros * 3L + Math.abs(rtt - rttMicros)) >> 2);
-                    rttMicros = (int) Math.min(Integer.MAX_VALUE, (rttMicros * 7L + rtt) >> 3);
+                    sampleRtt(rtt);
                 }
             }
             case UdtPacket.DROP_REQUEST -> receiver.onDrop(p);
@@ -237,39 +218,29 @@ public final class UdtConnection implements EngineConnection {
         }
         Handshake hs = Handshake.read(p, p.readerIndex() + UdtPacket.HEADER_BYTES, config.ipv6());
         if (phase != Phase.CONNECTING) {
-            boolean answer = role == Role.SERVER ? hs.requestType() == Handshake.REQUEST || hs.requestType() == Handshake.RESPONSE
-                    : role == Role.RENDEZVOUS ? hs.requestType() != Handshake.RENDEZVOUS_CONFIRM : hs.requestType() > 0;
-            if (answer && phase == Phase.CONNECTED) {
+            if (phase == Phase.CONNECTED && setup.answersWhenConnected(hs)) {
                 sendHandshake(peerId, nowNanos);
             }
             return;
         }
-        if (hs.requestType() == Handshake.REFUSED) {
-            fail(new UdtException("the UDT peer refused the connection (version or socket type differ, or it is not accepting)"));
-            return;
-        }
-        if (role == Role.CLIENT) {
-            if (hs.requestType() == Handshake.REQUEST) {
-                handshake = handshake.with(Handshake.RESPONSE, hs.cookie());
-                sendHandshake(0, nowNanos);
-            } else if (hs.requestType() == Handshake.RESPONSE && UdtPacket.destination(p) == socketId) {
-                established(hs.socketId(), hs.mss(), hs.flowWindow(), handshake.initialSeq(), hs.initialSeq(), nowNanos);
+        switch (setup.whileConnecting(hs, UdtPacket.destination(p))) {
+            case IGNORE -> {
             }
-            return;
+            case REFUSED -> fail(new UdtException("the UDT peer refused the connection (version or socket type differ, or it is not accepting)"));
+            case SEND -> {
+                peerId = setup.destination();
+                sendHandshake(peerId, nowNanos);
+            }
+            case CONNECT -> connectedBy(setup.peer(), nowNanos);
+            case CONNECT_AND_SEND -> {
+                connectedBy(setup.peer(), nowNanos);
+                sendHandshake(peerId, nowNanos);
+            }
         }
-        // a connected UDT4 peer's repeated answer carries no version or socket type
-        if (hs.requestType() == Handshake.REQUEST || (hs.socketType() != 0 && hs.socketType() != handshake.socketType())) {
-            return;
-        }
-        peerId = hs.socketId();
-        if (handshake.requestType() == Handshake.RENDEZVOUS || hs.requestType() == Handshake.RENDEZVOUS) {
-            handshake = handshake.with(Handshake.RESPONSE, 0);
-            sendHandshake(peerId, nowNanos);
-            return;
-        }
-        established(hs.socketId(), hs.mss(), hs.flowWindow(), handshake.initialSeq(), hs.initialSeq(), nowNanos);
-        handshake = handshake.with(Handshake.RENDEZVOUS_CONFIRM, 0);
-        sendHandshake(peerId, nowNanos);
+    }
+
+    private void connectedBy(Handshake peer, long nowNanos) {
+        established(peer.socketId(), peer.mss(), peer.flowWindow(), setup.ours().initialSeq(), peer.initialSeq(), nowNanos);
     }
 
     private void onAck(ByteBuf p, long nowNanos) {
@@ -298,8 +269,7 @@ public final class UdtConnection implements EngineConnection {
         }
         int rtt = UdtPacket.bodyWord(p, 1);
         if (rtt > 0) {
-            rttVarMicros = (int) ((rttVarMicros * 3L + Math.abs((long) rtt - rttMicros)) >> 2);
-            rttMicros = (int) ((rttMicros * 7L + rtt) >> 3);
+            sampleRtt(rtt);
         }
         if (body >= 24) {
             int link = UdtPacket.bodyWord(p, 5);
@@ -312,6 +282,12 @@ public final class UdtConnection implements EngineConnection {
         }
         cc.onDelaySample(rtt, nowNanos);
         onAcked(ack > sender.lastAck() ? sender.onAck(ack) : 0, rtt > 0 ? rtt * 1000L : -1, nowNanos);
+    }
+
+    /** UDT4's smoothing of a round-trip sample, in microseconds: RTT by 1/8, its variance by 1/4 (draft-gg-udt-03 6.2). */
+    private void sampleRtt(long micros) {
+        rttVarMicros = (int) Math.min(Integer.MAX_VALUE, (rttVarMicros * 3L + Math.abs(micros - rttMicros)) >> 2);
+        rttMicros = (int) Math.min(Integer.MAX_VALUE, (rttMicros * 7L + micros) >> 3);
     }
 
     private void onAcked(long bytes, long rttSampleNanos, long nowNanos) {
@@ -371,10 +347,10 @@ public final class UdtConnection implements EngineConnection {
     public void onTimer(long nowNanos) {
         eventNanos = nowNanos;
         if (phase == Phase.CONNECTING) {
-            if (nowNanos >= connectDeadlineNanos) {
+            if (setup.expired(nowNanos)) {
                 fail(new UdtException("no UDT answer from the peer within " + config.connectTimeoutNanos() / 1_000_000 + " ms"));
-            } else if (nowNanos - lastHandshakeNanos >= HANDSHAKE_RESEND_NANOS) {
-                sendHandshake(role == Role.CLIENT ? 0 : peerId, nowNanos);
+            } else if (setup.resendDue(nowNanos)) {
+                sendHandshake(setup.destination(), nowNanos);
             }
             return;
         }
@@ -613,9 +589,9 @@ public final class UdtConnection implements EngineConnection {
 
     private void sendHandshake(int destination, long nowNanos) {
         ByteBuf p = UdtPacket.control(config.allocator(), UdtPacket.HANDSHAKE, 0, timestamp(nowNanos), destination, Handshake.BYTES);
-        handshake.writeTo(p);
+        setup.ours().writeTo(p);
         out.send(p);
-        lastHandshakeNanos = nowNanos;
+        setup.sent(nowNanos);
         lastSentNanos = nowNanos;
     }
 
@@ -626,7 +602,7 @@ public final class UdtConnection implements EngineConnection {
     @Override
     public long nextDeadlineNanos() {
         return switch (phase) {
-            case CONNECTING -> Math.min(connectDeadlineNanos, lastHandshakeNanos + HANDSHAKE_RESEND_NANOS);
+            case CONNECTING -> setup.nextDeadlineNanos();
             case CLOSED -> Long.MAX_VALUE;
             default -> Math.min(Math.min(Math.min(nextAckNanos, nextNakNanos), Math.min(sendAtNanos,
                     Math.min(expiryDeadline(), lingerDeadlineNanos))), lastSentNanos + KEEP_ALIVE_NANOS);
