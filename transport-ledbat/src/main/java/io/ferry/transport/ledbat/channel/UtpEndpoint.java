@@ -127,7 +127,7 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
     boolean hasConnectionsInProgress() {
         for (UtpSocketChannel channel : core.connections()) {
             UtpConnection c = channel.connection();
-            if (c != null && c.state() != ConnectionState.LINGERING && !c.isTerminated()) {
+            if (c != null && c.state() != ConnectionState.TIME_WAIT && !c.isTerminated()) {
                 return true;
             }
         }

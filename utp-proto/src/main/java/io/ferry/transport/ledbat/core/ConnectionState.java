@@ -6,8 +6,11 @@ public enum ConnectionState {
     SYN_SENT,
     /** Data may flow; either direction may already be half-closed. */
     CONNECTED,
-    /** Closed gracefully, still acknowledging a retransmitted FIN of the peer for a short while. */
-    LINGERING,
+    /**
+     * Closed gracefully, still acknowledging a retransmitted FIN of the peer for a quiet period (TCP's
+     * TIME_WAIT). Not to be confused with a channel's LINGER, which is the wait before the close completes.
+     */
+    TIME_WAIT,
     /** Nothing left to do: the driver may forget the connection. */
     TERMINATED
 }

@@ -67,8 +67,6 @@ public final class UtpConnection implements EngineConnection {
      * Three answers fit in it (at 0, one RTO and three RTOs); an initiator whose SYN arrives after it
      * expired simply starts a new half-open connection.
      */
-    private final java.util.function.BooleanSupplier writableNow = this::isWritable;
-
     private static final long HALF_OPEN_LIFETIME_NANOS = 5_000_000_000L;
 
     /** Answers an acceptor sends per SYN received before the initiator has proven its address. */
@@ -85,6 +83,7 @@ public final class UtpConnection implements EngineConnection {
 
     private final UtpConfig config;
     private final ConnectionOutput out = new ConnectionOutput();
+    private final java.util.function.BooleanSupplier writableNow = this::isWritable;
     private final CongestionControl cc;
     private final RttEstimator rtt;
     /**
@@ -103,10 +102,8 @@ public final class UtpConnection implements EngineConnection {
     private final boolean initiator;
     private final int maxPayload;
 
-    private ConnectionState state;
-    private boolean closed;
+    private Lifecycle life;
     private Handshake handshake;
-    private boolean closeRequested;
 
     private final ConnectionTimers timers = new ConnectionTimers();
     private final LossRecovery recovery;
@@ -142,10 +139,9 @@ public final class UtpConnection implements EngineConnection {
      */
     public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
         UtpConnection c = new UtpConnection(config, recvId, recvId + 1, true, nowNanos);
-        c.state = ConnectionState.SYN_SENT;
+        c.life = Lifecycle.initiator(nowNanos + config.connectTimeoutNanos(), timeWaitNanos(config));
         c.handshake = Handshake.initiator(initialSeqNr);
         c.send.start(initialSeqNr, -1);
-        c.timers.connect = nowNanos + config.connectTimeoutNanos();
         c.send.sendSyn(nowNanos);
         return c;
     }
@@ -221,13 +217,12 @@ public final class UtpConnection implements EngineConnection {
         PacketReader r = synOf(syn);
         int peerRecvId = r.connectionId();
         UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
-        c.state = ConnectionState.CONNECTED;
+        // until the initiator proves its address, the half-open connection ends quietly after the connect timeout
+        c.life = Lifecycle.acceptor(nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS), timeWaitNanos(config));
         c.send.start(initialSeqNr, r.windowSize());
         c.handshake = Handshake.acceptor(initialSeqNr);
         c.inbound.start(r.seqNr());
         c.stats.packetsReceived++;
-        // Until the initiator proves its address, the half-open connection ends quietly after the connect timeout.
-        c.timers.connect = nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS);
         if (answer) {
             c.noteTimestamps(r, nowNanos);
             c.handshake.spendAnswer();
@@ -270,7 +265,7 @@ public final class UtpConnection implements EngineConnection {
      * @param nowNanos the current time
      */
     public void onPacket(ByteBuf packet, long nowNanos) {
-        if (state == ConnectionState.TERMINATED) {
+        if (life.isTerminated()) {
             return;
         }
         PacketValidity validity = reader.wrap(packet);
@@ -283,10 +278,10 @@ public final class UtpConnection implements EngineConnection {
             return;
         }
         stats.packetsReceived++;
-        if (state == ConnectionState.LINGERING) {
+        if (life.isTimeWait()) {
             if (type == PacketType.DATA || type == PacketType.FIN) {
                 send.sendState(nowNanos);
-                timers.linger = nowNanos + lingerQuietNanos();
+                life.restartTimeWait(nowNanos);
             }
             return;
         }
@@ -306,11 +301,11 @@ public final class UtpConnection implements EngineConnection {
             }
             confirmPeer();
         }
-        if (type == PacketType.STATE && state == ConnectionState.CONNECTED && !plausibleState()) {
+        if (type == PacketType.STATE && life.isConnected() && !plausibleState()) {
             stats.implausiblePacketsDropped++;
             return;
         }
-        if (state == ConnectionState.SYN_SENT) {
+        if (life.isSynSent()) {
             if (!completeHandshake(nowNanos)) {
                 return;
             }
@@ -348,33 +343,36 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void onTimer(long nowNanos) {
-        if (state == ConnectionState.TERMINATED) {
+        if (life.isTerminated()) {
             return;
         }
-        if (state == ConnectionState.LINGERING) {
-            if (nowNanos >= timers.linger) {
-                state = ConnectionState.TERMINATED;
-                timers.linger = NONE;
+        switch (life.due(nowNanos)) {
+            case TIME_WAIT_OVER -> {
+                return;
             }
-            return;
-        }
-        if (nowNanos >= timers.connect) {
-            if (initiator) {
-                failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
-                        "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
-            } else {
-                // a half-open connection whose initiator never proved its address: no RESET to it
-                terminate(new UtpException(UtpException.Reason.CONNECT_TIMEOUT,
-                        "the initiator did not confirm the handshake in time"));
+            case CONNECT_TIMEOUT -> {
+                if (initiator) {
+                    failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
+                            "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
+                } else {
+                    // a half-open connection whose initiator never proved its address: no RESET to it
+                    terminate(new UtpException(UtpException.Reason.CONNECT_TIMEOUT,
+                            "the initiator did not confirm the handshake in time"));
+                }
+                return;
             }
+            case CLOSE_TIMEOUT -> {
+                failAndReset(UtpException.Reason.CLOSE_TIMEOUT,
+                        "graceful close did not complete within " + millis(config.closeTimeoutNanos()), nowNanos);
+                return;
+            }
+            case NOTHING -> {
+            }
+        }
+        if (life.isTimeWait()) {
             return;
         }
-        if (nowNanos >= timers.close) {
-            failAndReset(UtpException.Reason.CLOSE_TIMEOUT,
-                    "graceful close did not complete within " + millis(config.closeTimeoutNanos()), nowNanos);
-            return;
-        }
-        if (state == ConnectionState.CONNECTED && config.idleTimeoutNanos() > 0
+        if (life.isConnected() && config.idleTimeoutNanos() > 0
                 && nowNanos - lastReceiveNanos >= config.idleTimeoutNanos()) {
             failAndReset(UtpException.Reason.IDLE_TIMEOUT,
                     "idle timeout: nothing received from the peer for " + millis(config.idleTimeoutNanos()), nowNanos);
@@ -382,7 +380,7 @@ public final class UtpConnection implements EngineConnection {
         }
         if (nowNanos >= timers.retransmission) {
             onRetransmissionTimeout(nowNanos);
-            if (closed) {
+            if (life.isClosed()) {
                 return;
             }
         } else if (nowNanos >= timers.tailLossProbe) {
@@ -404,16 +402,11 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public long nextDeadlineNanos() {
-        switch (state) {
-            case TERMINATED:
-                return NONE;
-            case LINGERING:
-                return timers.linger;
-            default:
-                break;
+        if (life.isClosed()) {
+            return life.nextDeadlineNanos();
         }
-        long d = Math.min(timers.earliest(), acks.deadlineNanos());
-        if (state == ConnectionState.CONNECTED) {
+        long d = Math.min(Math.min(timers.earliest(), acks.deadlineNanos()), life.nextDeadlineNanos());
+        if (life.isConnected()) {
             if (config.keepAliveIntervalNanos() > 0 && handshake.peerConfirmed()) {
                 d = Math.min(d, send.lastSendNanos() + config.keepAliveIntervalNanos());
             }
@@ -434,8 +427,8 @@ public final class UtpConnection implements EngineConnection {
      * @throws IllegalStateException if the output was shut down or the connection is closed
      */
     public int write(ByteBuf data) {
-        if (closed || send.isOutputShutdown()) {
-            throw new IllegalStateException(closed ? "connection is closed" : "output is shut down");
+        if (life.isClosed() || send.isOutputShutdown()) {
+            throw new IllegalStateException(life.isClosed() ? "connection is closed" : "output is shut down");
         }
         return send.write(data);
     }
@@ -448,7 +441,7 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void flush(long nowNanos) {
-        if (closed) {
+        if (life.isClosed()) {
             return;
         }
         send.flush();
@@ -464,7 +457,7 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void consumed(int bytes, long nowNanos) {
-        if (closed || bytes <= 0) {
+        if (life.isClosed() || bytes <= 0) {
             return;
         }
         inbound.consumed(bytes, nowNanos);
@@ -484,7 +477,7 @@ public final class UtpConnection implements EngineConnection {
      * @param nowNanos the current time
      */
     public void shutdownOutput(long nowNanos) {
-        if (closed || !send.shutdownOutput()) {
+        if (life.isClosed() || !send.shutdownOutput()) {
             return;
         }
         afterEvent(nowNanos);
@@ -501,15 +494,14 @@ public final class UtpConnection implements EngineConnection {
      * @param nowNanos the current time
      */
     public void close(long nowNanos) {
-        if (closed) {
+        if (life.isClosed()) {
             return;
         }
-        if (state == ConnectionState.SYN_SENT) {
+        if (life.isSynSent()) {
             abort(nowNanos);
             return;
         }
-        if (!closeRequested) {
-            closeRequested = true;
+        if (life.requestClose()) {
             inbound.discardFurtherData();
         }
         send.shutdownOutput();
@@ -523,7 +515,7 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void abort(long nowNanos) {
-        if (closed) {
+        if (life.isClosed()) {
             return;
         }
         send.sendReset(nowNanos);
@@ -627,19 +619,19 @@ public final class UtpConnection implements EngineConnection {
 
     /** Returns the life-cycle state. */
     public ConnectionState state() {
-        return state;
+        return life.state();
     }
 
     /** Returns whether the connection closed ({@link #CLOSED} was raised). */
     @Override
     public boolean isClosed() {
-        return closed;
+        return life.isClosed();
     }
 
     /** Returns whether the connection needs no more packets or timers: the driver may forget it. */
     @Override
     public boolean isTerminated() {
-        return state == ConnectionState.TERMINATED;
+        return life.isTerminated();
     }
 
     /**
@@ -652,7 +644,7 @@ public final class UtpConnection implements EngineConnection {
 
     /** Returns whether {@link #write} may be called and is worth calling (the send buffer has room). */
     public boolean isWritable() {
-        return send.isWritable() && !closed;
+        return send.isWritable() && !life.isClosed();
     }
 
     /** Returns whether the output was shut down ({@link #shutdownOutput} or {@link #close}). */
@@ -826,8 +818,7 @@ public final class UtpConnection implements EngineConnection {
         if (reader.type() != PacketType.STATE || !handshake.answers(reader.ackNr())) {
             return false;
         }
-        state = ConnectionState.CONNECTED;
-        timers.connect = NONE;
+        life.established();
         inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
@@ -841,7 +832,7 @@ public final class UtpConnection implements EngineConnection {
      */
     private void confirmPeer() {
         handshake.confirm();
-        timers.connect = NONE;
+        life.peerConfirmed();
         recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
             timers.retransmission = NONE;
@@ -869,7 +860,7 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void onReset() {
-        if (state == ConnectionState.SYN_SENT) {
+        if (life.isSynSent()) {
             terminate(new UtpException(UtpException.Reason.CONNECTION_REFUSED, "connection refused by peer"));
         } else if (inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()) {
             // the peer saw our FIN (it acknowledged everything before it) and is gone: only our last
@@ -884,30 +875,30 @@ public final class UtpConnection implements EngineConnection {
     // Sending
 
     private void afterEvent(long nowNanos) {
-        if (closed) {
+        if (life.isClosed()) {
             return;
         }
         send.trySend(canSend(), nowNanos);
         if (timers.tailLossProbe == NONE) {
             send.armTailLossProbe(canSend(), nowNanos);
         }
-        if (state == ConnectionState.CONNECTED && acks.isDue(nowNanos)) {
+        if (life.isConnected() && acks.isDue(nowNanos)) {
             send.sendState(nowNanos);
         }
-        send.updateWritability(closed);
+        send.updateWritability(life.isClosed());
         maybeFinish(nowNanos);
     }
 
     /** Whether data may go out: the handshake is complete and the peer proved its address. */
     private boolean canSend() {
-        return state == ConnectionState.CONNECTED && handshake.peerConfirmed();
+        return life.isConnected() && handshake.peerConfirmed();
     }
 
     // ------------------------------------------------------------------------------------------------
     // Timers and closing
 
     private void onRetransmissionTimeout(long nowNanos) {
-        boolean synSent = state == ConnectionState.SYN_SENT;
+        boolean synSent = life.isSynSent();
         switch (recovery.onRetransmissionTimeout(!handshake.peerConfirmed(), synSent, config.maxRetransmits(), nowNanos)) {
             case NOTHING, RESEND_LOST -> {
             }
@@ -926,29 +917,26 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void maybeFinish(long nowNanos) {
-        if (state != ConnectionState.CONNECTED || !send.isFinAcked() || closed) {
+        if (!life.isConnected() || !send.isFinAcked()) {
             return;
         }
         if (!inbound.isFinished()) {
-            if (closeRequested && timers.close == NONE) {
-                timers.close = nowNanos + config.closeTimeoutNanos();
-            }
+            life.awaitPeerFin(nowNanos, config.closeTimeoutNanos());
             return;
         }
         releaseBuffers();
         clearTimers();
-        state = ConnectionState.LINGERING;
-        timers.linger = nowNanos + lingerQuietNanos();
+        life.enterTimeWait(nowNanos);
         notifyClosed(null);
     }
 
     /**
      * How long a gracefully closed connection keeps acknowledging the peer's retransmissions after the
-     * last one arrived. The peer's only way to learn that its last packets arrived is our
+     * last one arrived (its TIME_WAIT). The peer's only way to learn that its last packets arrived is our
      * acknowledgement, and its retransmissions are at most one maximum RTO apart, so twice that (like
      * TCP's TIME_WAIT of two segment lifetimes) outlasts every retransmission it will make.
      */
-    private long lingerQuietNanos() {
+    private static long timeWaitNanos(UtpConfig config) {
         return 2 * config.maxRtoNanos();
     }
 
@@ -958,18 +946,18 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void terminate(Throwable cause) {
-        state = ConnectionState.TERMINATED;
+        boolean wasOpen = life.terminate();
         releaseBuffers();
         clearTimers();
-        notifyClosed(cause);
+        if (wasOpen) {
+            notifyClosed(cause);
+        }
     }
 
+    /** The connection closed for the application (it entered TIME_WAIT or ended): reported once. */
     private void notifyClosed(Throwable cause) {
-        if (!closed) {
-            closed = true;
-            send.notWritable();
-            out.closed(cause);
-        }
+        send.notWritable();
+        out.closed(cause);
     }
 
     private void releaseBuffers() {
