@@ -132,10 +132,11 @@ final class InboundStream {
             return;
         }
         ByteBuf payload = length > 0 ? ReceivedPayloads.keep(packet, payloadOffset, length, alloc) : Unpooled.EMPTY_BUFFER;
+        int charge = length > 0 ? ReceivedPayloads.charge(payload) : 0; // once: it walks the buffer's wrappers
         if (length > 0) {
-            chargePerByte = Math.max(1.0, (7 * chargePerByte + ReceivedPayloads.charge(payload) / (double) length) / 8);
+            chargePerByte = Math.max(1.0, (7 * chargePerByte + charge / (double) length) / 8);
         }
-        if (!hasRoomFor(distance, payload)) {
+        if (!hasRoomFor(distance, payload, charge)) {
             payload.release();
             acks.requestImmediate();
             return;
@@ -145,11 +146,11 @@ final class InboundStream {
             eofSeq = seq;
         }
         if (distance > 0) {
-            reorder.put(seq, distance, payload);
+            reorder.put(seq, distance, payload, charge);
             acks.onIrregularPacket();
             return;
         }
-        deliver(payload);
+        deliver(payload, charge);
         if (type == PacketType.FIN || length == 0) {
             acks.requestImmediate();
         } else {
@@ -158,7 +159,7 @@ final class InboundStream {
         ByteBuf next;
         while ((next = reorder.take(UtpWire.seqAdd(ackNr, 1))) != null) {
             acks.requestImmediate();
-            deliver(next);
+            deliver(next, ReceivedPayloads.charge(next));
         }
         if (eofKnown && ackNr == eofSeq) {
             finished = true;
@@ -172,13 +173,14 @@ final class InboundStream {
      * expected packet always fits while anything waits behind it: refusing it would leave the reorder
      * buffer full of data that can never be delivered.
      */
-    private boolean hasRoomFor(int distance, ByteBuf payload) {
+    private boolean hasRoomFor(int distance, ByteBuf payload, int charge) {
         return discarding || !payload.isReadable()
                 || (distance == 0 && !reorder.isEmpty())
-                || heldBytes() + ReceivedPayloads.charge(payload) <= buffer.limit() + maxPayload;
+                || heldBytes() + charge <= buffer.limit() + maxPayload;
     }
 
-    private void deliver(ByteBuf payload) {
+    /** Delivers the next in-order payload, which holds {@code charge} bytes of memory ({@link ReceivedPayloads#charge}). */
+    private void deliver(ByteBuf payload, int charge) {
         ackNr = UtpWire.seqAdd(ackNr, 1);
         int length = payload.readableBytes();
         if (length == 0) {
@@ -190,7 +192,7 @@ final class InboundStream {
             payload.release();
             return;
         }
-        unconsumed.add(length, ReceivedPayloads.charge(payload));
+        unconsumed.add(length, charge);
         out.deliver(payload);
     }
 

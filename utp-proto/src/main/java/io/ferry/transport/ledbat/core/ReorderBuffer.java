@@ -38,10 +38,10 @@ final class ReorderBuffer {
 
     /**
      * Stores the payload of {@code seq}, which must lie {@code distance} packets after the next
-     * expected one ({@code 0 < distance < MAX_DISTANCE}) and not be stored yet. Ownership of
-     * {@code payload} passes to this buffer.
+     * expected one ({@code 0 < distance < MAX_DISTANCE}) and not be stored yet; it holds {@code charge}
+     * bytes of memory ({@link ReceivedPayloads#charge}). Ownership of {@code payload} passes to this buffer.
      */
-    void put(int seq, int distance, ByteBuf payload) {
+    void put(int seq, int distance, ByteBuf payload, int charge) {
         while (distance >= payloads.length) {
             grow(UtpWire.seqAdd(seq, -distance));
         }
@@ -50,7 +50,7 @@ final class ReorderBuffer {
             highestSeq = seq;
         }
         count++;
-        bufferedBytes += ReceivedPayloads.charge(payload);
+        bufferedBytes += charge;
     }
 
     /** Removes and returns the payload of {@code seq}, or {@code null} if it is not stored. */

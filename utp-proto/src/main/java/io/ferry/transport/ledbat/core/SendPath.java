@@ -244,6 +244,9 @@ final class SendPath {
         }
         timers.pacing = NONE;
         heldByPacer = false;
+        // the pacing rate changes only with the window and the RTT: once per send opportunity, not per packet
+        long rate = cc.pacingRateBytesPerSecond(rtt.srttNanos());
+        boolean sentNew = false;
         while (true) {
             int resendSeq = outstanding.firstLost();
             boolean resend = resendSeq >= 0;
@@ -258,24 +261,24 @@ final class SendPath {
                 payload = 0;
                 fin = true;
             } else {
-                return;
+                break;
             }
             if (!resend && outstanding.isFull()) {
-                return;
+                break;
             }
             if (resend && recovery.takeFastRetransmit()) {
                 // the first retransmission of a loss episode goes out at once, whatever the window
-                transmit(resendSeq, nowNanos);
+                transmit(resendSeq, nowNanos, rate);
                 continue;
             }
             long flight = outstanding.bytesInFlight();
             if (flight > 0 && flight + payload > cc.cwndBytes()) {
                 if (resend && recovery.takeDepartureCredit()) {
                     // a packet acknowledged without progress left the network: repair a hole in its place
-                    transmit(resendSeq, nowNanos);
+                    transmit(resendSeq, nowNanos, rate);
                     continue;
                 }
-                return;
+                break;
             }
             if (!resend && payload > 0) {
                 long room = peerWindow - flight;
@@ -287,24 +290,27 @@ final class SendPath {
                         probe = true;
                     } else {
                         armPersistTimer(nowNanos);
-                        return;
+                        break;
                     }
                 }
             }
-            long rate = cc.pacingRateBytesPerSecond(rtt.srttNanos());
             if (!pacer.canSend(nowNanos, rate)) {
                 timers.pacing = pacer.nextSendTimeNanos(nowNanos, rate);
                 heldByPacer = true;
-                return;
+                break;
             }
             if (resend) {
-                transmit(resendSeq, nowNanos);
+                transmit(resendSeq, nowNanos, rate);
             } else {
                 if (probe) {
                     probeDue = false;
                 }
-                sendNew(payload, fin, nowNanos, open);
+                newPacket(payload, fin, nowNanos, rate);
+                sentNew = true;
             }
+        }
+        if (sentNew) {
+            armTailLossProbe(true, nowNanos); // RFC 8985 7.2: re-armed by the newest send, once per burst
         }
     }
 
@@ -335,6 +341,12 @@ final class SendPath {
     }
 
     private void sendNew(int payload, boolean fin, long nowNanos, boolean open) {
+        newPacket(payload, fin, nowNanos, cc.pacingRateBytesPerSecond(rtt.srttNanos()));
+        armTailLossProbe(open, nowNanos);
+    }
+
+    /** Packetizes the next {@code payload} bytes (or the FIN) and puts the packet on the wire. */
+    private void newPacket(int payload, boolean fin, long nowNanos, long rate) {
         ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE + payload);
         PacketWriter.writeHeader(p, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE, sendId,
                 0, 0, 0, seqNr, inbound.ackNr());
@@ -348,12 +360,16 @@ final class SendPath {
         }
         int seq = seqNr;
         seqNr = UtpWire.seqAdd(seqNr, 1);
-        transmit(seq, nowNanos);
-        armTailLossProbe(open, nowNanos);
+        transmit(seq, nowNanos, rate);
     }
 
     /** Puts stored packet {@code seq} on the wire, refreshing its timestamps, window and ack. */
     void transmit(int seq, long nowNanos) {
+        transmit(seq, nowNanos, cc.pacingRateBytesPerSecond(rtt.srttNanos()));
+    }
+
+    /** As {@link #transmit(int, long)}, at pacing {@code rate} (bytes per second) computed by the caller. */
+    private void transmit(int seq, long nowNanos, long rate) {
         ByteBuf p = outstanding.packet(seq);
         long window = inbound.window();
         PacketWriter.refresh(p, UtpWire.micros32(nowNanos), replyMicros, window, inbound.ackNr());
@@ -372,7 +388,7 @@ final class SendPath {
         if (!inbound.hasGap()) {
             acks.onAckSent();
         }
-        pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, cc.pacingRateBytesPerSecond(rtt.srttNanos()));
+        pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, rate);
         if (timers.retransmission == NONE) {
             timers.retransmission = nowNanos + rtt.rtoNanos();
         }

@@ -53,7 +53,8 @@ class CoreBuffersTest {
         ReorderBuffer r = new ReorderBuffer();
         int next = 0xFFFE; // the next expected packet; the ones after it wrap to 0
         for (int d : new int[]{2, 5, 40}) { // 40 makes the ring grow past its initial 16 slots
-            r.put(UtpWire.seqAdd(next, d), d, payload(d));
+            ByteBuf p = payload(d);
+            r.put(UtpWire.seqAdd(next, d), d, p, ReceivedPayloads.charge(p));
         }
         assertTrue(r.contains(UtpWire.seqAdd(next, 5)));
         assertFalse(r.contains(UtpWire.seqAdd(next, 3)));
