@@ -53,11 +53,13 @@ class FanInFromOneAddressTest {
         try (Transports ferry = Transports.create()) {
             String scheme = spec.contains("?") ? spec.substring(0, spec.indexOf('?')) : spec;
             String query = spec.contains("?") ? spec.substring(spec.indexOf('?')) : "";
+            java.util.Queue<Channel> accepted = new java.util.concurrent.ConcurrentLinkedQueue<>();
             ServerBootstrap sb = ferry.serverBootstrap(scheme + "://127.0.0.1:0" + query, ChannelOptions.empty())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            accepted.add(ch);
                             ch.pipeline().addLast(new Echo());
                         }
                     });
@@ -88,23 +90,48 @@ class FanInFromOneAddressTest {
                 }
                 int served = 0;
                 List<String> failures = new ArrayList<>();
-                for (CompletableFuture<Long> e : echoes) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                for (int i = 0; i < CLIENTS; i++) {
                     try {
-                        assertEquals(BYTES, e.get(120, TimeUnit.SECONDS));
+                        assertEquals(BYTES, echoes.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
                         served++;
-                    } catch (java.util.concurrent.ExecutionException failed) {
-                        failures.add(String.valueOf(failed.getCause()));
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException failed) {
+                        failures.add(failed instanceof java.util.concurrent.TimeoutException ? "no echo within 120 s"
+                                : String.valueOf(failed.getCause()));
+                        if (failures.size() <= 3) {
+                            failures.set(failures.size() - 1, failures.get(failures.size() - 1) + stuck(clients.get(i), accepted));
+                        }
                     }
                 }
                 int total = served;
                 assertTrue(failures.isEmpty(), () -> (CLIENTS - total) + " of " + CLIENTS + " clients over " + spec
-                        + " were not served, e.g. " + failures.get(0));
+                        + " were not served, e.g. " + String.join("; ", failures.subList(0, Math.min(3, failures.size()))));
                 for (Channel c : clients) {
                     assertTrue(c.close().await(30, TimeUnit.SECONDS), "closed in time: " + c);
                 }
             } finally {
                 server.close().sync();
             }
+        }
+    }
+
+    /** Where an unserved client and its accepted connection stand, from their transports' statistics. */
+    private static String stuck(Channel client, java.util.Collection<Channel> accepted) {
+        StringBuilder s = new StringBuilder(" [client ").append(client.localAddress()).append(' ')
+                .append(statisticsOf(client));
+        for (Channel child : accepted) {
+            if (client.localAddress() != null && client.localAddress().equals(child.remoteAddress())) {
+                s.append("; its server side ").append(statisticsOf(child));
+            }
+        }
+        return s.append(']').toString();
+    }
+
+    private static String statisticsOf(Channel channel) {
+        try {
+            return channel.isOpen() ? String.valueOf(io.ferry.transport.FerryChannels.statistics(channel)) : "closed";
+        } catch (RuntimeException e) {
+            return "statistics unavailable: " + e;
         }
     }
 

@@ -47,7 +47,9 @@ public final class UdtConnection implements EngineConnection {
      * exceeds the spacing of its peer's keep-alives (an RTT inflated by a starved CPU) never expires and
      * never speaks, and the peer, hearing nothing through its own expiries, declares it dead (200 clients
      * under a CPU burner lost 10 to 15 so, after 10 s). UDT4 survives this only by waiting for 16
-     * expiries; Ferry waits for 4, so a live side is heard at least once a second instead.
+     * expiries; Ferry waits for 4, so a live side is heard at least once a second instead. A keep-alive
+     * heard counts for the peer's life, not for the EXP timer: frequent ones would otherwise push it back
+     * past a lost tail's resend for ever.
      */
     static final long KEEP_ALIVE_NANOS = 1_000_000_000L;
 
@@ -173,8 +175,12 @@ public final class UdtConnection implements EngineConnection {
         }
         eventNanos = nowNanos;
         lastHeardNanos = nowNanos;
-        expiryBaseNanos = nowNanos;
-        expiries = 1;
+        if (!UdtPacket.isControl(packet) || UdtPacket.controlType(packet) != UdtPacket.KEEP_ALIVE) {
+            // a keep-alive says the peer lives, not that it got anything: it must not push back the EXP
+            // timer, which alone resends a lost tail ({@link #KEEP_ALIVE_NANOS})
+            expiryBaseNanos = nowNanos;
+            expiries = 1;
+        }
         if (!UdtPacket.isControl(packet)) {
             if (receiver != null) {
                 receiver.onData(packet, nowNanos);
@@ -740,6 +746,28 @@ public final class UdtConnection implements EngineConnection {
     /** Whether the connection is past its handshake and not closed (it may be closing). */
     public boolean isEstablished() {
         return phase == Phase.CONNECTED || phase == Phase.CLOSING;
+    }
+
+    /** Where the connection stands, for a person reading a log or a failed test. */
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder("UdtConnection[").append(socketId).append("->").append(peerId).append(' ').append(phase);
+        if (sender != null) {
+            s.append(" send: buffered=").append(sender.bufferedBytes()).append(" unacked=").append(sender.unackedBytes())
+                    .append(" next=").append(sender.next()).append(" lastAck=").append(sender.lastAck())
+                    .append(" flowWindow=").append(sender.flowWindow()).append(" sent=").append(sender.packetsSent())
+                    .append(" resent=").append(sender.packetsResent())
+                    .append("; receive: received=").append(receiver.packetsReceived()).append(" unconsumed=")
+                    .append(receiver.unconsumedBytes()).append(" overflows=").append(receiver.overflows())
+                    .append(" duplicates=").append(receiver.duplicates()).append(" losses=").append(receiver.lossSize())
+                    .append("; rtt=").append(rttMicros).append("us/").append(rttVarMicros).append("us expiries=").append(expiries)
+                    .append(" cwnd=").append(cc.cwndBytes()).append(" rate=").append(lastPacingRate)
+                    .append(" deadlines ack=").append(nextAckNanos == Long.MAX_VALUE ? "-" : (nextAckNanos - eventNanos) / 1000 + "us")
+                    .append(" nak=").append(nextNakNanos == Long.MAX_VALUE ? "-" : (nextNakNanos - eventNanos) / 1000 + "us")
+                    .append(" send=").append(sendAtNanos == Long.MAX_VALUE ? "-" : (sendAtNanos - eventNanos) / 1000 + "us")
+                    .append(" exp=").append((expiryDeadline() - eventNanos) / 1000).append("us");
+        }
+        return s.append(']').toString();
     }
 
     /** Why it closed: null for a normal end (or not yet closed). */
