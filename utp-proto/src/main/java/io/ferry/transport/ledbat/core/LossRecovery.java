@@ -16,8 +16,9 @@ import io.ferry.transport.ledbat.wire.UtpWire;
  * {@link #onDuplicateAck}, and {@link #afterAck}. Every transmission takes its place in the
  * transmission order from {@link #nextSendOrder}.
  *
- * <p>The retransmission and tail-loss-probe deadlines live in the connection's {@link ConnectionTimers}
- * ({@code retransmission}, {@code tailLossProbe}), which this class arms and clears.
+ * <p>The retransmission timer (RFC 6298) and the tail-loss probe (RFC 8985 section 7.2) are this class's:
+ * it arms and stops them, and the connection reads their deadlines ({@link #retransmissionDeadline},
+ * {@link #tailLossProbeDeadline}) for its one wake-up.
  */
 final class LossRecovery {
     /** Packets sent after a packet that must be acknowledged before it is declared lost. */
@@ -54,7 +55,7 @@ final class LossRecovery {
     /** Added to the probe timeout when one packet is in flight, for the peer's delayed ACK. */
     static final long PEER_ACK_DELAY_ALLOWANCE_NANOS = 50_000_000L;
 
-    private static final long NONE = ConnectionTimers.NONE;
+    private static final long NONE = Long.MAX_VALUE;
 
     /** What the connection must do after {@link #onRetransmissionTimeout}. */
     enum TimeoutAction {
@@ -74,7 +75,10 @@ final class LossRecovery {
     private final CongestionControl cc;
     private final RttEstimator rtt;
     private final ConnectionStats stats;
-    private final ConnectionTimers timers;
+    /** The retransmission timer's deadline (RFC 6298), NONE when not armed. */
+    private long rtoDeadline = NONE;
+    /** The tail-loss probe's deadline (RFC 8985 section 7.2), NONE when not armed. */
+    private long tlpDeadline = NONE;
 
     private long sendOrderCounter;
     private long highestDeliveredSendOrder;
@@ -102,13 +106,11 @@ final class LossRecovery {
     /** Tail-loss probes sent since the last acknowledgement of new data or the last timeout. */
     private int tailProbes;
 
-    LossRecovery(OutstandingPackets outstanding, CongestionControl cc, RttEstimator rtt, ConnectionStats stats,
-                 ConnectionTimers timers) {
+    LossRecovery(OutstandingPackets outstanding, CongestionControl cc, RttEstimator rtt, ConnectionStats stats) {
         this.outstanding = outstanding;
         this.cc = cc;
         this.rtt = rtt;
         this.stats = stats;
-        this.timers = timers;
     }
 
     /** The place in the transmission order of a packet about to be sent. */
@@ -261,7 +263,7 @@ final class LossRecovery {
         duplicateAcks = 0;
         departures = 0;
         rtt.resetBackOff();
-        timers.retransmission = outstanding.isEmpty() ? NONE : nowNanos + rtt.rtoNanos();
+        rtoDeadline = outstanding.isEmpty() ? NONE : nowNanos + rtt.rtoNanos();
     }
 
     /** A pure acknowledgement that covered nothing new: the third in a row declares the first packet lost. */
@@ -298,7 +300,7 @@ final class LossRecovery {
             }
             // re-armed by the connection once the retransmissions this ACK allows are in flight
             tailProbes = 0;
-            timers.tailLossProbe = NONE;
+            tlpDeadline = NONE;
         }
     }
 
@@ -404,8 +406,8 @@ final class LossRecovery {
      * @param maxRetransmits  timeouts in a row after which the connection gives up
      */
     TimeoutAction onRetransmissionTimeout(boolean handshaking, boolean synSent, int maxRetransmits, long nowNanos) {
-        timers.retransmission = NONE;
-        timers.tailLossProbe = NONE;
+        rtoDeadline = NONE;
+        tlpDeadline = NONE;
         if (outstanding.isEmpty() && !handshaking) {
             return TimeoutAction.NOTHING;
         }
@@ -420,7 +422,7 @@ final class LossRecovery {
         if (!thinTimeouts || consecutiveTimeouts > LINEAR_TIMEOUTS) {
             rtt.backOff();
         }
-        timers.retransmission = nowNanos + rtt.rtoNanos();
+        rtoDeadline = nowNanos + rtt.rtoNanos();
         if (handshaking && !synSent) {
             return TimeoutAction.REPEAT_HANDSHAKE_ANSWER;
         }
@@ -466,7 +468,7 @@ final class LossRecovery {
      * sends new data if it can, else {@link #lastInFlightForProbe}).
      */
     int onTailLossProbe() {
-        timers.tailLossProbe = NONE;
+        tlpDeadline = NONE;
         tailProbes++;
         stats.tailLossProbes++;
         return outstanding.firstLost();
@@ -494,15 +496,53 @@ final class LossRecovery {
      * timeout. {@code established}: the connection is up and the peer confirmed it.
      */
     void armTailLossProbe(boolean established, long nowNanos) {
-        timers.tailLossProbe = NONE;
+        tlpDeadline = NONE;
         long srtt = rtt.srttNanos();
         if (tailProbes >= MAX_TAIL_PROBES || srtt <= 0 || !established || outstanding.packetsInFlight() == 0) {
             return;
         }
         long pto = 2 * srtt + (outstanding.packetsInFlight() == 1 ? PEER_ACK_DELAY_ALLOWANCE_NANOS : 0);
         long deadline = nowNanos + Math.max(pto, MIN_PTO_NANOS);
-        if (deadline < timers.retransmission) {
-            timers.tailLossProbe = deadline;
+        if (deadline < rtoDeadline) {
+            tlpDeadline = deadline;
         }
+    }
+
+    /** When the retransmission timer fires, NONE when it is not armed. */
+    long retransmissionDeadline() {
+        return rtoDeadline;
+    }
+
+    /** When the tail-loss probe fires, NONE when it is not armed. */
+    long tailLossProbeDeadline() {
+        return tlpDeadline;
+    }
+
+    /** A packet left: the retransmission timer runs from now unless it already runs (RFC 6298 5.1). */
+    void onTransmitted(long nowNanos) {
+        if (rtoDeadline == NONE) {
+            rtoDeadline = nowNanos + rtt.rtoNanos();
+        }
+    }
+
+    /** Restarts the retransmission timer at one RTO from now (an acceptor's answer to a SYN). */
+    void restartRetransmissionTimer(long nowNanos) {
+        rtoDeadline = nowNanos + rtt.rtoNanos();
+    }
+
+    /** Stops the retransmission timer (nothing to retransmit, or nothing more may be). */
+    void stopRetransmissionTimer() {
+        rtoDeadline = NONE;
+    }
+
+    /** Stops the tail-loss probe. */
+    void stopTailLossProbe() {
+        tlpDeadline = NONE;
+    }
+
+    /** Stops both timers: the connection is over. */
+    void stopTimers() {
+        rtoDeadline = NONE;
+        tlpDeadline = NONE;
     }
 }

@@ -19,7 +19,7 @@ import io.netty.buffer.ByteBufAllocator;
  */
 final class SendPath {
 
-    private static final long NONE = ConnectionTimers.NONE;
+    private static final long NONE = Long.MAX_VALUE;
 
     private final UtpConfig config;
     private final ByteBufAllocator alloc;
@@ -33,7 +33,10 @@ final class SendPath {
     private final InboundStream inbound;
     private final SelectiveAckBitmap sack = new SelectiveAckBitmap();
     private final ConnectionStats stats;
-    private final ConnectionTimers timers;
+    /** When the pacer lets the next packet go, NONE when nothing waits for it. */
+    private long pacingDeadline = NONE;
+    /** The zero-window probe's deadline, NONE unless the peer's window is closed. */
+    private long persistDeadline = NONE;
     private final LossRecovery recovery;
     private final int recvId;
     private final int sendId;
@@ -61,7 +64,7 @@ final class SendPath {
     private long lastSendNanos;
 
     SendPath(UtpConfig config, ConnectionOutput out, CongestionControl cc, RttEstimator rtt, AckScheduler acks,
-             OutstandingPackets outstanding, InboundStream inbound, ConnectionStats stats, ConnectionTimers timers,
+             OutstandingPackets outstanding, InboundStream inbound, ConnectionStats stats,
              LossRecovery recovery, int recvId, int sendId, long nowNanos) {
         this.config = config;
         this.alloc = config.allocator();
@@ -73,7 +76,6 @@ final class SendPath {
         this.outstanding = outstanding;
         this.inbound = inbound;
         this.stats = stats;
-        this.timers = timers;
         this.recovery = recovery;
         this.recvId = recvId;
         this.sendId = sendId;
@@ -147,7 +149,7 @@ final class SendPath {
         peerWindow = reader.windowSize();
         if (peerWindow - outstanding.bytesInFlight() >= maxPayload) {
             // the window is open again: stop probing and forget the probe back-off
-            timers.persist = NONE;
+            persistDeadline = NONE;
             persistIntervalNanos = 0;
             probeDue = false;
         }
@@ -242,7 +244,7 @@ final class SendPath {
         if (!open) {
             return;
         }
-        timers.pacing = NONE;
+        pacingDeadline = NONE;
         heldByPacer = false;
         // the pacing rate changes only with the window and the RTT: once per send opportunity, not per packet
         long rate = cc.pacingRateBytesPerSecond(rtt.srttNanos());
@@ -295,7 +297,7 @@ final class SendPath {
                 }
             }
             if (!pacer.canSend(nowNanos, rate)) {
-                timers.pacing = pacer.nextSendTimeNanos(nowNanos, rate);
+                pacingDeadline = pacer.nextSendTimeNanos(nowNanos, rate);
                 heldByPacer = true;
                 break;
             }
@@ -316,18 +318,18 @@ final class SendPath {
 
     /** The peer's window is closed: probe it after an RTO, backing off to the maximum RTO. */
     private void armPersistTimer(long nowNanos) {
-        if (!outstanding.isEmpty() || timers.persist != NONE) {
+        if (!outstanding.isEmpty() || persistDeadline != NONE) {
             return;
         }
         persistIntervalNanos = persistIntervalNanos == 0
                 ? rtt.rtoNanos()
                 : Math.min(persistIntervalNanos * 2, config.maxRtoNanos());
-        timers.persist = nowNanos + persistIntervalNanos;
+        persistDeadline = nowNanos + persistIntervalNanos;
     }
 
     /** The persist timer fired: the next send may probe the closed window with one empty packet. */
     void onPersistTimer() {
-        timers.persist = NONE;
+        persistDeadline = NONE;
         probeDue = true;
     }
 
@@ -389,9 +391,7 @@ final class SendPath {
             acks.onAckSent();
         }
         pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, rate);
-        if (timers.retransmission == NONE) {
-            timers.retransmission = nowNanos + rtt.rtoNanos();
-        }
+        recovery.onTransmitted(nowNanos);
         out.send(p.retainedDuplicate());
     }
 
@@ -439,7 +439,7 @@ final class SendPath {
      */
     void onTailLossProbe(boolean open, long nowNanos) {
         if (!open || outstanding.packetsInFlight() == 0) {
-            timers.tailLossProbe = NONE;
+            recovery.stopTailLossProbe();
             return;
         }
         int lost = recovery.onTailLossProbe();
@@ -531,5 +531,21 @@ final class SendPath {
 
     private long sendBuffered() {
         return sendQueue.queuedBytes() + outstanding.unackedPayloadBytes();
+    }
+
+    /** When the pacer lets the next packet go, NONE when nothing waits for it. */
+    long pacingDeadline() {
+        return pacingDeadline;
+    }
+
+    /** When the closed window is probed, NONE unless it is closed. */
+    long persistDeadline() {
+        return persistDeadline;
+    }
+
+    /** Stops the pacing and persist timers: the connection is over. */
+    void stopTimers() {
+        pacingDeadline = NONE;
+        persistDeadline = NONE;
     }
 }

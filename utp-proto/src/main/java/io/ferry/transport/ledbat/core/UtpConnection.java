@@ -45,7 +45,7 @@ import java.time.Duration;
  * timer, loss detection by transmission order, tail-loss probes (RFC 8985), pluggable congestion control
  * with pacing, flow control in both directions, half-close, keep-alive and idle timeout; sequence
  * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@code SendPath}, {@link LossRecovery},
- * {@code InboundStream}, {@link AckScheduler}, {@link ConnectionTimers}. Each mechanism, and what keeps
+ * {@code InboundStream}, {@link AckScheduler}, {@link Lifecycle}. Each mechanism, and what keeps
  * heavy random loss cheap, in docs/utp-protocol.md.
  */
 public final class UtpConnection implements EngineConnection {
@@ -78,7 +78,7 @@ public final class UtpConnection implements EngineConnection {
     /** Timestamp-derived round trips at least this long are taken for clock trouble and ignored. */
     static final long MAX_TIMESTAMP_RTT_MICROS = 60_000_000L;
 
-    private static final long NONE = ConnectionTimers.NONE;
+    private static final long NONE = Long.MAX_VALUE;
     private static final int WINDOW_UPDATE_CAP = 64 * 1024;
 
     private final UtpConfig config;
@@ -105,7 +105,6 @@ public final class UtpConnection implements EngineConnection {
     private Lifecycle life;
     private Handshake handshake;
 
-    private final ConnectionTimers timers = new ConnectionTimers();
     private final LossRecovery recovery;
     private long lastReceiveNanos;
 
@@ -121,8 +120,8 @@ public final class UtpConnection implements EngineConnection {
         this.pathRtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
         this.acks = new AckScheduler(config.delayedAckTimeoutNanos());
         this.inbound = new InboundStream(config, out, acks, stats);
-        this.recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
-        this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, timers, recovery,
+        this.recovery = new LossRecovery(outstanding, cc, rtt, stats);
+        this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, recovery,
                 this.recvId, this.sendId, nowNanos);
         this.lastReceiveNanos = nowNanos;
     }
@@ -227,7 +226,7 @@ public final class UtpConnection implements EngineConnection {
             c.noteTimestamps(r, nowNanos);
             c.handshake.spendAnswer();
             c.send.sendState(nowNanos);
-            c.timers.retransmission = nowNanos + c.rtt.rtoNanos();
+            c.recovery.restartRetransmissionTimer(nowNanos);
         }
         c.out.event(CONNECTED);
         return c;
@@ -378,15 +377,15 @@ public final class UtpConnection implements EngineConnection {
                     "idle timeout: nothing received from the peer for " + millis(config.idleTimeoutNanos()), nowNanos);
             return;
         }
-        if (nowNanos >= timers.retransmission) {
+        if (nowNanos >= recovery.retransmissionDeadline()) {
             onRetransmissionTimeout(nowNanos);
             if (life.isClosed()) {
                 return;
             }
-        } else if (nowNanos >= timers.tailLossProbe) {
+        } else if (nowNanos >= recovery.tailLossProbeDeadline()) {
             send.onTailLossProbe(canSend(), nowNanos);
         }
-        if (nowNanos >= timers.persist) {
+        if (nowNanos >= send.persistDeadline()) {
             send.onPersistTimer();
         }
         if (canSend() && config.keepAliveIntervalNanos() > 0
@@ -405,7 +404,9 @@ public final class UtpConnection implements EngineConnection {
         if (life.isClosed()) {
             return life.nextDeadlineNanos();
         }
-        long d = Math.min(Math.min(timers.earliest(), acks.deadlineNanos()), life.nextDeadlineNanos());
+        long d = Math.min(Math.min(recovery.retransmissionDeadline(), recovery.tailLossProbeDeadline()),
+                Math.min(send.pacingDeadline(), send.persistDeadline()));
+        d = Math.min(d, Math.min(acks.deadlineNanos(), life.nextDeadlineNanos()));
         if (life.isConnected()) {
             if (config.keepAliveIntervalNanos() > 0 && handshake.peerConfirmed()) {
                 d = Math.min(d, send.lastSendNanos() + config.keepAliveIntervalNanos());
@@ -835,7 +836,7 @@ public final class UtpConnection implements EngineConnection {
         life.peerConfirmed();
         recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
-            timers.retransmission = NONE;
+            recovery.stopRetransmissionTimer();
         }
     }
 
@@ -879,7 +880,7 @@ public final class UtpConnection implements EngineConnection {
             return;
         }
         send.trySend(canSend(), nowNanos);
-        if (timers.tailLossProbe == NONE) {
+        if (recovery.tailLossProbeDeadline() == NONE) {
             send.armTailLossProbe(canSend(), nowNanos);
         }
         if (life.isConnected() && acks.isDue(nowNanos)) {
@@ -909,7 +910,7 @@ public final class UtpConnection implements EngineConnection {
             }
             case REPEAT_HANDSHAKE_ANSWER -> {
                 if (!repeatHandshakeAnswer(nowNanos)) {
-                    timers.retransmission = NONE; // the budget is spent: wait for a repeated SYN or the connect timeout
+                    recovery.stopRetransmissionTimer(); // the budget is spent: wait for a repeated SYN or the connect timeout
                 }
             }
             case RETRANSMIT_FIRST -> send.transmit(outstanding.firstSeq(), nowNanos);
@@ -966,7 +967,8 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void clearTimers() {
-        timers.clear();
+        recovery.stopTimers();
+        send.stopTimers();
         acks.onAckSent();
     }
 

@@ -25,8 +25,7 @@ class LossRecoveryTest {
     private final RecordingControl cc = new RecordingControl();
     private final RttEstimator rtt = new RttEstimator(200 * MS, 60_000 * MS);
     private final ConnectionStats stats = new ConnectionStats();
-    private final ConnectionTimers timers = new ConnectionTimers();
-    private final LossRecovery recovery = new LossRecovery(outstanding, cc, rtt, stats, timers);
+    private final LossRecovery recovery = new LossRecovery(outstanding, cc, rtt, stats);
     private int nextSeq = 100;
 
     @AfterEach
@@ -47,9 +46,7 @@ class LossRecoveryTest {
 
     private void resend(int seq, long now) {
         outstanding.onSent(seq, now, recovery.nextSendOrder());
-        if (timers.retransmission == ConnectionTimers.NONE) {
-            timers.retransmission = now + rtt.rtoNanos();
-        }
+        recovery.onTransmitted(now);
     }
 
     /** A selective acknowledgement of {@code seqs}, as the connection processes one. */
@@ -327,20 +324,20 @@ class LossRecoveryTest {
         long rto = rtt.rtoNanos();
         long now = 0;
         for (int i = 1; i <= LossRecovery.LINEAR_TIMEOUTS; i++) {
-            now = timers.retransmission;
+            now = recovery.retransmissionDeadline();
             LossRecovery.TimeoutAction action = recovery.onRetransmissionTimeout(false, false, 8, now);
             assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, action);
             assertEquals(rto, rtt.rtoNanos(), "timeout " + i + " of a thin flow does not double the RTO");
-            assertEquals(now + rto, timers.retransmission);
+            assertEquals(now + rto, recovery.retransmissionDeadline());
         }
-        now = timers.retransmission;
+        now = recovery.retransmissionDeadline();
         recovery.onRetransmissionTimeout(false, false, 8, now);
         assertEquals(2 * rto, rtt.rtoNanos(), "then exponential back-off");
         assertEquals(LossRecovery.LINEAR_TIMEOUTS + 1, cc.timeouts);
         for (int i = recovery.consecutiveTimeouts(); i < 8; i++) {
-            recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission);
+            recovery.onRetransmissionTimeout(false, false, 8, recovery.retransmissionDeadline());
         }
-        assertEquals(LossRecovery.TimeoutAction.GIVE_UP, recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission));
+        assertEquals(LossRecovery.TimeoutAction.GIVE_UP, recovery.onRetransmissionTimeout(false, false, 8, recovery.retransmissionDeadline()));
     }
 
     @Test
@@ -348,7 +345,7 @@ class LossRecoveryTest {
         int first = send(10, 0);
         sack(50 * MS, first + 1, first + 2, first + 3);
         assertEquals(first, outstanding.firstLost());
-        assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission));
+        assertEquals(LossRecovery.TimeoutAction.RESEND_LOST, recovery.onRetransmissionTimeout(false, false, 8, recovery.retransmissionDeadline()));
         assertEquals(0, outstanding.packetsInFlight());
         assertEquals(first, outstanding.firstLost());
         assertEquals(1, cc.timeouts);
@@ -361,7 +358,7 @@ class LossRecoveryTest {
         int first = send(2, 0);
         sack(50 * MS, first, first + 1);
         assertEquals(LossRecovery.TimeoutAction.RETRANSMIT_FIRST,
-                recovery.onRetransmissionTimeout(false, false, 8, timers.retransmission),
+                recovery.onRetransmissionTimeout(false, false, 8, recovery.retransmissionDeadline()),
                 "only a repeated packet makes the receiver send its lost cumulative ACK again");
     }
 
@@ -371,14 +368,14 @@ class LossRecoveryTest {
         assertEquals(LossRecovery.TimeoutAction.REPEAT_HANDSHAKE_ANSWER,
                 recovery.onRetransmissionTimeout(true, false, 8, 1_000 * MS));
         assertEquals(0, cc.timeouts);
-        assertEquals(1_000 * MS + rto, timers.retransmission, "a handshake is thin: the RTO is not doubled");
+        assertEquals(1_000 * MS + rto, recovery.retransmissionDeadline(), "a handshake is thin: the RTO is not doubled");
     }
 
     @Test
     void anUnansweredSynIsSentAgainAtOnceAndLeavesCongestionControlAlone() {
         send(1, 0);
         assertEquals(LossRecovery.TimeoutAction.RETRANSMIT_FIRST,
-                recovery.onRetransmissionTimeout(false, true, 8, timers.retransmission));
+                recovery.onRetransmissionTimeout(false, true, 8, recovery.retransmissionDeadline()));
         // a lost SYN says nothing of the path: told as a timeout, the controller would halve its
         // slow-start threshold to a packet or two before any data went out
         assertEquals(0, cc.timeouts);
@@ -391,20 +388,20 @@ class LossRecoveryTest {
         rtt.onSample(50 * MS);
         send(3, 100 * MS);
         recovery.armTailLossProbe(true, 100 * MS);
-        assertEquals(100 * MS + 2 * rtt.srttNanos(), timers.tailLossProbe);
+        assertEquals(100 * MS + 2 * rtt.srttNanos(), recovery.tailLossProbeDeadline());
 
         recovery.armTailLossProbe(false, 100 * MS);
-        assertEquals(ConnectionTimers.NONE, timers.tailLossProbe, "not before the connection is established");
+        assertEquals(Long.MAX_VALUE, recovery.tailLossProbeDeadline(), "not before the connection is established");
 
         int probes = 0;
         long now = 100 * MS;
         recovery.armTailLossProbe(true, now);
-        while (timers.tailLossProbe != ConnectionTimers.NONE) {
-            now = timers.tailLossProbe;
+        while (recovery.tailLossProbeDeadline() != Long.MAX_VALUE) {
+            now = recovery.tailLossProbeDeadline();
             assertEquals(-1, recovery.onTailLossProbe(), "nothing is known lost");
             assertEquals(UtpWire.seqAdd(nextSeq, -1), recovery.lastInFlightForProbe());
             probes++;
-            timers.retransmission = now + 10_000 * MS;
+            recovery.restartRetransmissionTimer(now + 10_000 * MS); // far off: the probe comes first
             recovery.armTailLossProbe(true, now);
         }
         assertEquals(LossRecovery.MAX_TAIL_PROBES, probes);
@@ -416,10 +413,10 @@ class LossRecoveryTest {
         send(1, 0);
         rtt.onSample(50 * MS);
         recovery.armTailLossProbe(true, 0);
-        assertEquals(2 * rtt.srttNanos() + LossRecovery.PEER_ACK_DELAY_ALLOWANCE_NANOS, timers.tailLossProbe);
-        timers.retransmission = 60 * MS;
+        assertEquals(2 * rtt.srttNanos() + LossRecovery.PEER_ACK_DELAY_ALLOWANCE_NANOS, recovery.tailLossProbeDeadline());
+        recovery.restartRetransmissionTimer(60 * MS - rtt.rtoNanos()); // the timeout at 60 ms, before the probe
         recovery.armTailLossProbe(true, 0);
-        assertEquals(ConnectionTimers.NONE, timers.tailLossProbe);
+        assertEquals(Long.MAX_VALUE, recovery.tailLossProbeDeadline());
     }
 
     @Test
