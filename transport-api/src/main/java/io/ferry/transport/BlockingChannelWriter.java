@@ -179,9 +179,10 @@ public final class BlockingChannelWriter implements AutoCloseable {
         if (msg == null) {
             return;
         }
+        long drained = 0;
         while (msg != null) {
             Object next = queue.poll();
-            long size = Math.max(0, sizes.size(msg));
+            drained += Math.max(0, sizes.size(msg));
             if (next == null) {
                 ChannelFuture future = channel.write(msg);
                 future.addListener(this::written);
@@ -189,9 +190,11 @@ public final class BlockingChannelWriter implements AutoCloseable {
             } else {
                 channel.write(msg, quiet);
             }
-            queuedBytes.addAndGet(-size);
             msg = next;
         }
+        // one update of the counter the writing thread also changes, not one per message (small messages
+        // from an application thread spent their time in that contended counter)
+        queuedBytes.addAndGet(-drained);
         channel.flush();
         signal();
     }
