@@ -38,6 +38,11 @@ public interface EngineConnection {
      */
     void collect(ConnectionSink sink, boolean transmit);
 
+    /** {@link #collect(ConnectionSink, boolean)} with the datagrams too. */
+    default void collect(ConnectionSink sink) {
+        collect(sink, true);
+    }
+
     /** Whether datagrams wait to be collected (left by a collect that took none). */
     boolean hasTransmit();
 

@@ -564,16 +564,9 @@ public final class UtpConnection implements EngineConnection {
      * Hands everything produced so far to {@code sink}, in order: datagrams, then the handshake's
      * completion, payload, the end of the stream, a writability change and the close. What the sink
      * does may make the connection produce more; that is handed over too, until a round finds nothing.
-     * The same as polling with {@link #pollTransmit}, {@link #pollEvents} and {@link #pollData}.
-     */
-    public void collect(ConnectionSink sink) {
-        collect(sink, true);
-    }
-
-    /**
-     * As {@link #collect(ConnectionSink)}, but with {@code transmit} false the datagrams stay queued, in
-     * order, for a later collect (the driver's socket cannot take them now); {@link #hasTransmit()} then
-     * says whether any wait. Everything else is handed over.
+     * The same as polling with {@link #pollTransmit}, {@link #pollEvents} and {@link #pollData}. With
+     * {@code transmit} false the datagrams stay queued, in order, for a later collect (the driver's socket
+     * cannot take them now); {@link #hasTransmit()} then says whether any wait.
      */
     @Override
     public void collect(ConnectionSink sink, boolean transmit) {

@@ -616,10 +616,6 @@ public final class UdtConnection implements EngineConnection {
     }
 
     /** Hands everything produced so far to {@code sink} ({@link ConnectionOutput#drainTo}). */
-    public void collect(ConnectionSink sink) {
-        collect(sink, true);
-    }
-
     @Override
     public void collect(ConnectionSink sink, boolean transmit) {
         out.drainTo(sink, transmit, writableNow);
