@@ -122,6 +122,10 @@ class FanInFromOneAddressTest {
         for (Channel child : accepted) {
             if (client.localAddress() != null && client.localAddress().equals(child.remoteAddress())) {
                 s.append("; its server side ").append(statisticsOf(child));
+                String saw = child.attr(SERVER_SAW).get();
+                if (saw != null) {
+                    s.append(", which saw ").append(saw);
+                }
             }
         }
         return s.append(']').toString();
@@ -141,7 +145,16 @@ class FanInFromOneAddressTest {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ctx.writeAndFlush(msg);
         }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.channel().attr(SERVER_SAW).set(String.valueOf(cause));
+            ctx.close();
+        }
     }
+
+    /** What an accepted connection's pipeline was told went wrong, for the failure report. */
+    private static final io.netty.util.AttributeKey<String> SERVER_SAW = io.netty.util.AttributeKey.valueOf("fanin-server-saw");
 
     /** Counts echoed bytes and completes with {@link #BYTES} once they are all back. */
     private static final class Counting extends ChannelInboundHandlerAdapter {
