@@ -62,6 +62,8 @@ class UdtOverLossyPathsTest {
         try (TestBed bed = TestBed.emulated(link)) {
             AtomicLong received = new AtomicLong();
             CountDownLatch ended = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<String> serverSaw = new java.util.concurrent.atomic.AtomicReference<>("nothing wrong");
+            java.util.concurrent.atomic.AtomicReference<Object> serverLast = new java.util.concurrent.atomic.AtomicReference<>();
             Channel listener = bed.server().call(() -> bed.server().transports().listen("udt://" + bed.serverAddress() + ":0",
                     new ChannelInitializer<Channel>() {
                         @Override
@@ -71,6 +73,13 @@ class UdtOverLossyPathsTest {
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
                                     received.addAndGet(((ByteBuf) msg).readableBytes());
                                     ReferenceCountUtil.release(msg);
+                                    serverLast.set(io.ferry.transport.FerryChannels.statistics(ctx.channel()));
+                                }
+
+                                @Override
+                                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                    serverSaw.set(String.valueOf(cause));
+                                    ctx.close();
                                 }
 
                                 @Override
@@ -90,7 +99,8 @@ class UdtOverLossyPathsTest {
             double seconds = (System.nanoTime() - start) / 1e9;
             System.out.printf("UDT close through 25 %% loss, 50 ms RTT, 1 MiB just written: %.1f s, %s%n", seconds,
                     closed.isSuccess() ? "every byte acknowledged" : closed.cause());
-            assertTrue(closed.isSuccess(), () -> "the close failed: " + closed.cause());
+            assertTrue(closed.isSuccess(), () -> "the close failed: " + closed.cause() + "; the server side received "
+                    + received.get() + " bytes, saw " + serverSaw.get() + ", last stood at " + serverLast.get());
             assertTrue(ended.await(30, TimeUnit.SECONDS), "the receiver never saw the end");
             assertEquals(size, received.get());
             listener.close().sync();

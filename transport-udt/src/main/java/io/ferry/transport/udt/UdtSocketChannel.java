@@ -139,6 +139,10 @@ public final class UdtSocketChannel extends EngineChannel<UdtConnection, UdtEndp
     protected void closeConnection(boolean wasActive) {
         if (wasActive && framing.framed() && outputShutdown && connection.bufferedBytes() == 0 && !framing.endSeen()) {
             awaitPeerEnd();
+        } else if (wasActive && connection.bufferedBytes() == 0) {
+            // all of ours acknowledged: the shutdown waits (briefly) for the ACK2 of our final ACK, for it
+            // carries none, and a peer whose last data we hold but never heard acknowledged takes it for lost
+            connection.close(BOTH_ENDED_LINGER_NANOS, endpoint.now());
         } else if (wasActive) {
             connection.close(0, endpoint.now()); // what is queued leaves if it can; no waiting here
         } else {
