@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         description = {"Move files and directories over any Ferry transport, chosen by URI scheme (tcp://, utp:// alias ledbat://, "
                 + "udt://, quic:// when installed), verified end to end (CRC-32C, or SHA-256 with --checksum sha256), resumable, optionally over TLS.",
                 "Start with: ferry demo"},
-        subcommands = {SendCommand.class, ReceiveCommand.class, DemoCommand.class, KeygenCommand.class, CommandLine.HelpCommand.class,
+        subcommands = {SendCommand.class, ReceiveCommand.class, PerfCommand.class, DemoCommand.class, KeygenCommand.class, CommandLine.HelpCommand.class,
                 AutoComplete.GenerateCompletion.class},
         footer = {"", "Exit codes: 0 success, 1 transfer failed, 2 bad command line.",
                 "Shell completion: source <(ferry generate-completion)"})
@@ -119,7 +119,7 @@ public final class FerryCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: send, receive, demo or keygen");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: send, receive, perf, demo or keygen");
     }
 
     /** Reports the version recorded in the jar's manifest. */

@@ -5,7 +5,7 @@ package io.ferry.cli.report;
  * names with quotes, backslashes, control characters, any Unicode) reads back unchanged, and numbers,
  * where a value JSON has no form for (NaN, infinities) is written as a string, as Jackson does.
  */
-final class JsonText {
+public final class JsonText {
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
@@ -13,7 +13,7 @@ final class JsonText {
     }
 
     /** Appends {@code s} as a JSON string, quotes included. */
-    static void string(StringBuilder out, String s) {
+    public static void string(StringBuilder out, String s) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -54,7 +54,7 @@ final class JsonText {
     }
 
     /** Appends a number, or its name as a string if JSON has no number for it. */
-    static void number(StringBuilder out, double v) {
+    public static void number(StringBuilder out, double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             string(out, Double.toString(v));
         } else {

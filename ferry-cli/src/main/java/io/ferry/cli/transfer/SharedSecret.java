@@ -140,6 +140,34 @@ public final class SharedSecret {
         return MessageDigest.isEqual(proof(role, senderNonce, receiverNonce), claimed);
     }
 
+    /**
+     * A proof for another use of the secret than file transfer (such as {@code ferry perf}'s control
+     * connection): HMAC-SHA256(secret, purpose ‖ NUL ‖ role ‖ NUL ‖ client nonce ‖ server nonce), so that
+     * it means nothing to the transfer protocol, nor one role's proof to the other.
+     */
+    public byte[] proofFor(String purpose, String role, byte[] clientNonce, byte[] serverNonce) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(key);
+            mac.update((purpose + "\0" + role + "\0").getBytes(StandardCharsets.US_ASCII));
+            mac.update(clientNonce);
+            mac.update(serverNonce);
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
+    }
+
+    /** Whether {@code claimed} is {@link #proofFor}'s proof for these inputs, compared in constant time. */
+    public boolean verifiesFor(String purpose, String role, byte[] clientNonce, byte[] serverNonce, byte[] claimed) {
+        return MessageDigest.isEqual(proofFor(purpose, role, clientNonce, serverNonce), claimed);
+    }
+
+    /** A fresh random nonce ({@link SecureRandom}, 32 bytes). */
+    public static byte[] freshNonce() {
+        return nonce();
+    }
+
     @Override
     public String toString() {
         return "SharedSecret[hidden]";
