@@ -136,7 +136,8 @@ public final class ScenarioRunner implements Callable<Integer> {
     List<Study> studies() {
         return List.of(new BufferSweepStudy(bufferSizes), new FileMatrixStudy(new MatrixSelection(matrixConditions, matrixTransports, fileSizes, packetSizes)),
                 new FairnessStudy(new FairnessSelection(scavengers, baseRtts, fairnessKinds, competitors, tcpFlows, lossRates, queuesMs)),
-                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(stripedTransports), new CcValidationStudy(ccPairs, ccConditions, kernelPacing));
+                new UdpLossStudy(), new TcpParallelStudy(algorithms), new StripedStudy(stripedTransports), new CcValidationStudy(ccPairs, ccConditions, kernelPacing),
+                new PerfPathsStudy());
     }
 
     @Override

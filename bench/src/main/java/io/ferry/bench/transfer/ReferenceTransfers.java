@@ -86,8 +86,14 @@ public final class ReferenceTransfers {
     }
 
     /** The {@code ferry} tool's jar, as the build leaves it. */
-    private static final Path FERRY_JAR = Path.of("ferry-cli/target/ferry.jar");
+    private static final Path FERRY_JAR = Files.isRegularFile(Path.of("ferry-cli/target/ferry.jar")) || !Files.isDirectory(Path.of("../ferry-cli"))
+            ? Path.of("ferry-cli/target/ferry.jar") : Path.of("../ferry-cli/target/ferry.jar");
     private static final int FERRY_PORT = 9300;
+
+    /** The {@code ferry} tool's jar, from the project root or from a module beside {@code ferry-cli} (a test's working directory). */
+    static Path ferryJar() {
+        return FERRY_JAR;
+    }
 
     /** Why the {@code ferry} tool cannot run here, or empty. */
     public static Optional<String> ferryMissing() {
@@ -236,13 +242,13 @@ public final class ReferenceTransfers {
         return program;
     }
 
-    private static Process start(NetworkNamespace ns, String... command) throws IOException {
+    static Process start(NetworkNamespace ns, String... command) throws IOException {
         List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", ns.name()));
         full.addAll(List.of(command));
         return new ProcessBuilder(full).redirectErrorStream(true).start();
     }
 
-    private static void awaitLine(Process p, String prefix, Duration timeout) throws Exception {
+    static void awaitLine(Process p, String prefix, Duration timeout) throws Exception {
         BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<String> found = CompletableFuture.supplyAsync(() -> {
             String line;
@@ -272,7 +278,7 @@ public final class ReferenceTransfers {
         }
     }
 
-    private static CompletableFuture<String> readAll(InputStream in) {
+    static CompletableFuture<String> readAll(InputStream in) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -49,6 +49,9 @@ final class ClientFlow {
         control.send(ControlMessage.of("TEST", "id", id, "uri", spec, "sender", clientSends ? "client" : "server",
                 "seconds", seconds, "bytes", maxBytes == Long.MAX_VALUE ? null : maxBytes, "cc", cc));
         ControlMessage ready = control.expect("READY", ANSWER_MILLIS);
+        if (cc == null) {
+            cc = PerfUris.cc(spec);
+        }
         String uri = PerfUris.uri(spec, host, (int) ready.number("port"));
         ChannelOptions.Builder options = ChannelOptions.builder().set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(10));
         if (cc != null && clientSends) {

@@ -136,7 +136,7 @@ final class ServerSession implements AutoCloseable {
             return;
         }
         ChannelOptions.Builder options = ChannelOptions.builder();
-        String cc = m.get("cc", null);
+        String cc = m.get("cc", PerfUris.cc(spec));
         if (cc != null && serverSends) {
             options.set(FerryChannelOption.CONGESTION_CONTROL, cc);
         }
