@@ -27,6 +27,8 @@ public record PerfReport(String host, int port, double idleRttMillis, List<BulkR
     static final double HARMLESS = 0.9;
     /** A striped spec counts as helping when it beats its single-stream spec by this factor. */
     static final double STRIPING_HELPS = 1.2;
+    /** Transports within this fraction of the fastest are named beside it: the difference is within a test's noise. */
+    static final double NEAR = 0.05;
 
     /** The fastest test in {@code direction}, if any succeeded. */
     Optional<BulkResult> fastest(String direction) {
@@ -37,14 +39,7 @@ public record PerfReport(String host, int port, double idleRttMillis, List<BulkR
     public List<String> verdict() {
         List<String> lines = new ArrayList<>();
         for (String direction : List.of("up", "down", "bidir-up", "bidir-down")) {
-            fastest(direction).ifPresent(best -> {
-                String tcp = bulk.stream().filter(r -> r.ok() && r.direction().equals(direction) && r.transport().equals("tcp"))
-                        .findFirst().map(r -> r.transport().equals(best.transport()) ? ""
-                                : String.format(Locale.ROOT, " (%.1f× tcp's %.0f)", best.goodputMbps() / Math.max(1e-9, r.goodputMbps()), r.goodputMbps()))
-                        .orElse("");
-                lines.add(String.format(Locale.ROOT, "Fastest %s: %s at %.0f Mbit/s%s.", words(direction), best.transport(),
-                        best.goodputMbps(), tcp));
-            });
+            fastest(direction).ifPresent(best -> lines.add(fastestLine(direction, best)));
         }
         for (String scheme : List.of("tcp", "utp")) {
             for (String direction : List.of("up", "down")) {
@@ -72,6 +67,23 @@ public record PerfReport(String host, int port, double idleRttMillis, List<BulkR
         }
         bulk.stream().filter(r -> !r.ok()).forEach(r -> lines.add(r.transport() + " " + words(r.direction()) + " failed: " + r.error()));
         return lines;
+    }
+
+    /** The fastest each way, the others within {@link #NEAR} of it, and its ratio to tcp where tcp is not among them. */
+    private String fastestLine(String direction, BulkResult best) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "Fastest %s: %s at %.0f Mbit/s", words(direction),
+                best.transport(), best.goodputMbps()));
+        List<String> near = new ArrayList<>();
+        bulk.stream().filter(r -> r.ok() && r.direction().equals(direction) && r != best && r.goodputMbps() >= best.goodputMbps() * (1 - NEAR))
+                .forEach(r -> near.add(String.format(Locale.ROOT, "%s %.0f", r.transport(), r.goodputMbps())));
+        if (!near.isEmpty()) {
+            line.append(String.format(Locale.ROOT, "; within %.0f %%: ", 100 * NEAR)).append(String.join(", ", near));
+        }
+        bulk.stream().filter(r -> r.ok() && r.direction().equals(direction) && r.transport().equals("tcp") && r != best
+                        && r.goodputMbps() < best.goodputMbps() * (1 - NEAR)).findFirst()
+                .ifPresent(tcp -> line.append(String.format(Locale.ROOT, " (%.1f× tcp's %.0f)", best.goodputMbps() / Math.max(1e-9, tcp.goodputMbps()),
+                        tcp.goodputMbps())));
+        return line.append('.').toString();
     }
 
     private Optional<BulkResult> find(String transport, String direction) {
