@@ -83,6 +83,11 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--bytes", paramLabel = "SIZE", description = "At most this much per test, e.g. 1G (default: no cap).")
     String bytes;
 
+    @Option(names = "--file", paramLabel = "FILE",
+            description = "Include this host's disk: uploads send FILE (from its start again at its end), downloads are written "
+                    + "beside it (FILE.ferry-perf-download, removed afterwards). Default: memory to memory.")
+    Path file;
+
     @Option(names = "--no-fairness", description = "Skip the scavenger's tests (about 40 s).")
     boolean noFairness;
 
@@ -247,8 +252,21 @@ final class PerfCommand implements Callable<Integer> {
         } catch (java.io.IOException | IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), (pin != null ? "--pin: " : ca != null ? "--ca: " : "--tls: ") + e.getMessage());
         }
+        if (file != null) {
+            if (!java.nio.file.Files.isRegularFile(file) || !java.nio.file.Files.isReadable(file)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--file: " + file + " is not a readable file");
+            }
+            if (java.nio.file.Files.size(file) == 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--file: " + file + " is empty");
+            }
+            Path dir = file.toAbsolutePath().getParent();
+            if (directions != PerfClient.Directions.UP && !java.nio.file.Files.isWritable(dir)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--file: downloads are written beside " + file
+                        + ", and " + dir + " is not writable (or add --upload)");
+            }
+        }
         PerfClient.Settings settings = new PerfClient.Settings(transports == null ? List.of() : transports, seconds, directions, cap,
-                !noFairness, tcpCc, secret, io.ferry.cli.perf.FairnessTests.Timing.DEFAULT, clientTls);
+                !noFairness, tcpCc, secret, io.ferry.cli.perf.FairnessTests.Timing.DEFAULT, clientTls, file);
         try (Transports ferry = Transports.create()) {
             PerfReport report = new PerfClient(ferry, host, controlPort, settings, PerfOutput.progress(err, json)).run();
             PerfOutput.write(report, out, json, chartFile, err);

@@ -9,6 +9,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -20,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class ClientFlow {
 
     /** What one flow measured: the receiver's bins (and when they began, in the server's clock if the server received). */
-    record Outcome(long[] bins, long serverStartMillis, Statistics sender, long serverCpuNanos) {
+    record Outcome(long[] bins, long serverStartMillis, Statistics sender, long serverCpuNanos, String error) {
     }
 
     private static final long ANSWER_MILLIS = 15_000;
@@ -31,16 +35,26 @@ final class ClientFlow {
     private final long seconds;
     private final FlowSink sink;
     private final FlowSource source;
+    private final Path landing;
+    private final FileChannel landingChannel;
     private Channel channel;
     private long startNanos;
 
-    ClientFlow(long id, String spec, boolean clientSends, long seconds, long maxBytes) {
+    /**
+     * @param file with {@code --file}: what an upload sends, and beside which a download is stored (in
+     *             {@code FILE.ferry-perf-download}, removed at the end); null for memory to memory
+     */
+    ClientFlow(long id, String spec, boolean clientSends, long seconds, long maxBytes, Path file) throws IOException {
         this.id = id;
         this.spec = spec;
         this.clientSends = clientSends;
         this.seconds = seconds;
-        this.sink = clientSends ? null : new FlowSink(seconds);
-        this.source = clientSends ? new FlowSource(TimeUnit.SECONDS.toNanos(seconds), maxBytes) : null;
+        this.landing = !clientSends && file != null ? file.resolveSibling(file.getFileName() + ".ferry-perf-download") : null;
+        this.landingChannel = landing == null ? null : FileChannel.open(landing, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        this.sink = clientSends ? null : new FlowSink(seconds, landingChannel);
+        this.source = clientSends ? new FlowSource(TimeUnit.SECONDS.toNanos(seconds), maxBytes,
+                file != null ? FlowPayload.file(file) : FlowPayload.memory()) : null;
     }
 
     /** Asks for the flow and connects it; a refusal or a failed connect is a {@link PerfException}. */
@@ -61,11 +75,15 @@ final class ClientFlow {
         try {
             connected = ferry.connect(uri, clientSends ? source : sink, options.build());
         } catch (RuntimeException e) {
+            closeLanding();
             done(control);
             throw new PerfException("cannot test " + spec + ": " + e.getMessage());
         }
         if (!connected.await(15, TimeUnit.SECONDS) || !connected.isSuccess()) {
-            connected.channel().close();
+            if (connected.channel().isRegistered()) {
+                connected.channel().close();
+            }
+            closeLanding();
             done(control);
             throw new PerfException("cannot connect to " + uri + ": "
                     + (connected.cause() == null ? "no answer in 15 s" : connected.cause().getMessage()));
@@ -98,9 +116,22 @@ final class ClientFlow {
             bins = sink.bins(Integer.MAX_VALUE);
         }
         if (channel != null) {
-            FerryChannels.abort(channel);
+            FerryChannels.abort(channel).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
-        return new Outcome(bins, clientSends ? result.number("start", -1) : -1, sender, result.number("cpu", -1));
+        String error = clientSends ? source.failure() : sink.failure();
+        closeLanding();
+        return new Outcome(bins, clientSends ? result.number("start", -1) : -1, sender, result.number("cpu", -1), error);
+    }
+
+    private void closeLanding() {
+        if (landingChannel != null) {
+            try {
+                landingChannel.close();
+                Files.deleteIfExists(landing);
+            } catch (IOException ignored) {
+                // a test file the next run truncates
+            }
+        }
     }
 
     private ControlMessage done(ControlConnection control) throws IOException, InterruptedException {
@@ -113,5 +144,6 @@ final class ClientFlow {
         if (channel != null) {
             FerryChannels.abort(channel);
         }
+        closeLanding();
     }
 }

@@ -68,7 +68,7 @@ public final class FairnessTests {
 
     /** One flow alone: its rate from its second second on (Mbit/s), and the median RTT then. */
     private double[] alone(String spec, String cc) throws IOException, InterruptedException {
-        ClientFlow flow = client.newFlow(spec, true, aloneSeconds);
+        ClientFlow flow = client.newMemoryFlow(spec, aloneSeconds);
         flow.open(client.ferry(), control, client.host(), cc, Long.MAX_VALUE);
         long start = flow.startNanos();
         PerfClient.sleepUntil(start + TimeUnit.SECONDS.toNanos(aloneSeconds) + TimeUnit.MILLISECONDS.toNanos(200));
@@ -83,11 +83,11 @@ public final class FairnessTests {
      */
     private FairnessResult.Join joined(String first, String firstCc, String second, String secondCc, boolean ledbatJoins,
                                        double tcpAlone) throws IOException, InterruptedException {
-        ClientFlow a = client.newFlow(first, true, joinedSeconds);
+        ClientFlow a = client.newMemoryFlow(first, joinedSeconds);
         a.open(client.ferry(), control, client.host(), firstCc, Long.MAX_VALUE);
         long start = a.startNanos();
         PerfClient.sleepUntil(start + TimeUnit.SECONDS.toNanos(joinAfterSeconds));
-        ClientFlow b = client.newFlow(second, true, joinedSeconds - joinAfterSeconds);
+        ClientFlow b = client.newMemoryFlow(second, joinedSeconds - joinAfterSeconds);
         try {
             b.open(client.ferry(), control, client.host(), secondCc, Long.MAX_VALUE);
         } catch (IOException e) {

@@ -17,11 +17,23 @@ final class FlowSink extends ChannelInboundHandlerAdapter {
     private static final long BIN_NANOS = BIN_MILLIS * 1_000_000L;
 
     private final AtomicLongArray bins;
+    private final java.nio.channels.FileChannel landing;
+    private long landed;
     private volatile long startNanos = -1;
+    private volatile String failure;
 
-    /** Counts for at most {@code seconds} (and a little more, for the tail that is still arriving). */
+    /** Counts for at most {@code seconds} (and a little more, for the tail that is still arriving), and drops it. */
     FlowSink(long seconds) {
+        this(seconds, null);
+    }
+
+    /**
+     * Counts, and writes what arrives into {@code landing} ({@code --file}: the disk is part of the test), on the
+     * event loop, as a receiver that stores each buffer as it comes; null drops it. The caller closes the file.
+     */
+    FlowSink(long seconds, java.nio.channels.FileChannel landing) {
         this.bins = new AtomicLongArray((int) Math.min(Integer.MAX_VALUE, seconds * 1000 / BIN_MILLIS + 50));
+        this.landing = landing;
     }
 
     @Override
@@ -47,6 +59,9 @@ final class FlowSink extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (msg instanceof ByteBuf buf && startNanos >= 0) {
+                if (landing != null && failure == null) {
+                    land(ctx, buf);
+                }
                 long bin = (System.nanoTime() - startNanos) / BIN_NANOS;
                 if (bin < bins.length()) {
                     bins.addAndGet((int) bin, buf.readableBytes());
@@ -55,6 +70,23 @@ final class FlowSink extends ChannelInboundHandlerAdapter {
         } finally {
             ReferenceCountUtil.release(msg);
         }
+    }
+
+    private void land(ChannelHandlerContext ctx, ByteBuf buf) {
+        try {
+            for (int done = 0; done < buf.readableBytes(); ) {
+                done += buf.getBytes(buf.readerIndex() + done, landing, landed + done, buf.readableBytes() - done);
+            }
+            landed += buf.readableBytes();
+        } catch (java.io.IOException e) {
+            failure = "writing what arrived failed: " + e.getMessage();
+            ctx.close();
+        }
+    }
+
+    /** Why storing what arrived failed ({@code --file}), or null. */
+    String failure() {
+        return failure;
     }
 
     @Override

@@ -7,7 +7,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -24,14 +23,16 @@ final class FlowSource extends ChannelInboundHandlerAdapter {
     private final long durationNanos;
     private final long maxBytes;
     private final CompletableFuture<TransportStatistics> stopped = new CompletableFuture<>();
-    private ByteBuf pattern;
+    private final FlowPayload payload;
     private Channel channel;
     private long written;
     private boolean running;
+    private volatile String failure;
 
-    FlowSource(long durationNanos, long maxBytes) {
+    FlowSource(long durationNanos, long maxBytes, FlowPayload payload) {
         this.durationNanos = durationNanos;
         this.maxBytes = maxBytes;
+        this.payload = payload;
     }
 
     @Override
@@ -52,9 +53,6 @@ final class FlowSource extends ChannelInboundHandlerAdapter {
             return;
         }
         channel = ch;
-        byte[] random = new byte[CHUNK];
-        new SplittableRandom().nextBytes(random);
-        pattern = ch.alloc().directBuffer(CHUNK).writeBytes(random);
         running = true;
         ch.eventLoop().schedule(this::stop, durationNanos, TimeUnit.NANOSECONDS);
         write();
@@ -69,9 +67,16 @@ final class FlowSource extends ChannelInboundHandlerAdapter {
     private void write() {
         boolean any = false;
         while (running && channel.isWritable() && written < maxBytes) {
-            int n = (int) Math.min(CHUNK, maxBytes - written);
-            channel.write(pattern.retainedSlice(0, n), channel.voidPromise());
-            written += n;
+            ByteBuf chunk;
+            try {
+                chunk = payload.next(channel.alloc(), (int) Math.min(CHUNK, maxBytes - written));
+            } catch (java.io.IOException e) {
+                failure = "reading the payload failed: " + e.getMessage();
+                stop();
+                break;
+            }
+            written += chunk.readableBytes();
+            channel.write(chunk, channel.voidPromise());
             any = true;
         }
         if (any) {
@@ -94,8 +99,8 @@ final class FlowSource extends ChannelInboundHandlerAdapter {
             } catch (RuntimeException notAvailable) {
                 // a transport without statistics for this channel: the report leaves them out
             }
-            pattern.release();
         }
+        payload.close();
         stopped.complete(stats);
     }
 
@@ -114,6 +119,11 @@ final class FlowSource extends ChannelInboundHandlerAdapter {
     /** Completes when writing stopped (time, bytes or the connection's end), with the transport's statistics then, or null. */
     CompletableFuture<TransportStatistics> stopped() {
         return stopped;
+    }
+
+    /** Why writing stopped early (the payload could not be read), or null. */
+    String failure() {
+        return failure;
     }
 
     /** Bytes handed to the channel (event loop, or after {@link #stopped}). */

@@ -48,9 +48,11 @@ public final class PerfClient {
      * @param secret       the token to prove, or null
      * @param fairnessTiming how long the scavenger's runs last
      * @param tls          TLS for the control connection, or null for plain TCP
+     * @param file         with {@code --file}: uploads send this file, downloads are stored beside it; null: memory to memory
      */
     public record Settings(List<String> transports, long seconds, Directions directions, long maxBytes, boolean fairness,
-                           String tcpCc, SharedSecret secret, FairnessTests.Timing fairnessTiming, io.ferry.cli.tls.SenderTls tls) {
+                           String tcpCc, SharedSecret secret, FairnessTests.Timing fairnessTiming, io.ferry.cli.tls.SenderTls tls,
+                           java.nio.file.Path file) {
     }
 
     /** Told of each step, for a terminal's progress line. */
@@ -102,7 +104,9 @@ public final class PerfClient {
             }
         }, ChannelOptions.builder().set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(10)).build());
         if (!connected.await(15, TimeUnit.SECONDS) || !connected.isSuccess()) {
-            connected.channel().close();
+            if (connected.channel().isRegistered()) {
+                connected.channel().close();
+            }
             throw new PerfException("cannot reach a ferry perf server at " + host + ":" + port + ": "
                     + (connected.cause() == null ? "no answer in 15 s" : connected.cause().getMessage())
                     + " (start one there with: ferry perf --server)");
@@ -275,13 +279,19 @@ public final class PerfClient {
             long serverCpu = outcomes.stream().mapToLong(ClientFlow.Outcome::serverCpuNanos).max().orElse(-1);
             double serverPerGiB = BulkResult.cpuPerGiB(serverCpu, allBytes);
             results.add(new BulkResult(leg.spec(), leg.direction(), seconds, bytes, perSecond, idle, loaded, o.sender(),
-                    leg.up() ? clientPerGiB : serverPerGiB, leg.up() ? serverPerGiB : clientPerGiB, null));
+                    leg.up() ? clientPerGiB : serverPerGiB, leg.up() ? serverPerGiB : clientPerGiB, o.error()));
         }
         return results;
     }
 
-    ClientFlow newFlow(String spec, boolean clientSends, long seconds) {
-        return new ClientFlow(nextId++, spec, clientSends, seconds, settings.maxBytes());
+    /** A flow of the bulk tests (with {@code --file}, through the disk). */
+    ClientFlow newFlow(String spec, boolean clientSends, long seconds) throws IOException {
+        return new ClientFlow(nextId++, spec, clientSends, seconds, settings.maxBytes(), settings.file());
+    }
+
+    /** A flow of the scavenger's tests: memory to memory always (they measure the path's sharing, not a disk). */
+    ClientFlow newMemoryFlow(String spec, long seconds) throws IOException {
+        return new ClientFlow(nextId++, spec, true, seconds, Long.MAX_VALUE, null);
     }
 
     Transports ferry() {

@@ -47,9 +47,9 @@ public record PerfReport(String host, int port, double idleRttMillis, List<BulkR
                 Optional<BulkResult> four = find(scheme + "?streams=4", direction);
                 if (one.isPresent() && four.isPresent() && one.get().goodputMbps() > 0) {
                     double gain = four.get().goodputMbps() / one.get().goodputMbps();
-                    lines.add(String.format(Locale.ROOT, "%s --streams 4 %s: %.0f against %.0f Mbit/s over one stream (%s).", scheme,
+                    lines.add(String.format(Locale.ROOT, "%s --streams 4 %s: %s against %s Mbit/s over one stream (%.2f×).", scheme,
                             gain >= STRIPING_HELPS ? "helps " + words(direction) : "makes little difference " + words(direction),
-                            four.get().goodputMbps(), one.get().goodputMbps(), String.format(Locale.ROOT, "%.2f×", gain)));
+                            mbps(four.get().goodputMbps()), mbps(one.get().goodputMbps()), gain));
                 }
             }
         }
@@ -71,23 +71,28 @@ public record PerfReport(String host, int port, double idleRttMillis, List<BulkR
 
     /** The fastest each way, the others within {@link #NEAR} of it, and its ratio to tcp where tcp is not among them. */
     private String fastestLine(String direction, BulkResult best) {
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "Fastest %s: %s at %.0f Mbit/s", words(direction),
-                best.transport(), best.goodputMbps()));
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "Fastest %s: %s at %s Mbit/s", words(direction),
+                best.transport(), mbps(best.goodputMbps())));
         List<String> near = new ArrayList<>();
         bulk.stream().filter(r -> r.ok() && r.direction().equals(direction) && r != best && r.goodputMbps() >= best.goodputMbps() * (1 - NEAR))
-                .forEach(r -> near.add(String.format(Locale.ROOT, "%s %.0f", r.transport(), r.goodputMbps())));
+                .forEach(r -> near.add(r.transport() + " " + mbps(r.goodputMbps())));
         if (!near.isEmpty()) {
             line.append(String.format(Locale.ROOT, "; within %.0f %%: ", 100 * NEAR)).append(String.join(", ", near));
         }
         bulk.stream().filter(r -> r.ok() && r.direction().equals(direction) && r.transport().equals("tcp") && r != best
                         && r.goodputMbps() < best.goodputMbps() * (1 - NEAR)).findFirst()
-                .ifPresent(tcp -> line.append(String.format(Locale.ROOT, " (%.1f× tcp's %.0f)", best.goodputMbps() / Math.max(1e-9, tcp.goodputMbps()),
-                        tcp.goodputMbps())));
+                .ifPresent(tcp -> line.append(String.format(Locale.ROOT, " (%.1f× tcp's %s)", best.goodputMbps() / Math.max(1e-9, tcp.goodputMbps()),
+                        mbps(tcp.goodputMbps()))));
         return line.append('.').toString();
     }
 
     private Optional<BulkResult> find(String transport, String direction) {
         return bulk.stream().filter(r -> r.ok() && r.transport().equals(transport) && r.direction().equals(direction)).findFirst();
+    }
+
+    /** A rate in Mbit/s with the digits that matter: 187, 16.4, 0.32. */
+    static String mbps(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f" : v >= 1 ? "%.1f" : "%.2f", v);
     }
 
     static String words(String direction) {

@@ -141,7 +141,7 @@ final class ServerSession implements AutoCloseable {
             options.set(FerryChannelOption.CONGESTION_CONTROL, cc);
         }
         ServerTest test = new ServerTest(id, serverSends ? null : new FlowSink(seconds),
-                serverSends ? new FlowSource(TimeUnit.SECONDS.toNanos(seconds), bytes) : null);
+                serverSends ? new FlowSource(TimeUnit.SECONDS.toNanos(seconds), bytes, FlowPayload.memory()) : null);
         InetSocketAddress local = (InetSocketAddress) control.channel().localAddress();
         int port = settings.dataPort() == 0 ? 0 : settings.dataPort() + tests.size();
         String uri = PerfUris.uri(spec, PerfUris.hostLiteral(local.getAddress()), port);

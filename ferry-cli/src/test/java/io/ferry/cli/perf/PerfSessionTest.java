@@ -67,7 +67,7 @@ class PerfSessionTest {
 
     private static PerfClient.Settings settings(List<String> transports, long seconds, PerfClient.Directions d, boolean fairness,
                                                 SharedSecret secret) {
-        return new PerfClient.Settings(transports, seconds, d, Long.MAX_VALUE, fairness, null, secret, SHORT, null);
+        return new PerfClient.Settings(transports, seconds, d, Long.MAX_VALUE, fairness, null, secret, SHORT, null, null);
     }
 
     @Test
@@ -125,11 +125,11 @@ class PerfSessionTest {
         io.ferry.cli.tls.ReceiverTls tls = io.ferry.cli.tls.ReceiverTls.selfSigned("127.0.0.1");
         int port = serve(null, "127.0.0.1", tls);
         PerfReport ok = new PerfClient(clientSide, "127.0.0.1", port, new PerfClient.Settings(List.of("tcp"), 1, PerfClient.Directions.UP,
-                Long.MAX_VALUE, false, null, null, SHORT, io.ferry.cli.tls.SenderTls.pinned(tls.fingerprint())), PerfClient.Progress.NONE).run();
+                Long.MAX_VALUE, false, null, null, SHORT, io.ferry.cli.tls.SenderTls.pinned(tls.fingerprint()), null), PerfClient.Progress.NONE).run();
         assertTrue(ok.bulk().get(0).ok() && ok.bulk().get(0).bytes() > 0, "the pinned client ran its test: " + ok.bulk());
         String wrongPin = "sha256:" + "00".repeat(32);
         assertThrows(java.io.IOException.class, () -> new PerfClient(clientSide, "127.0.0.1", port, new PerfClient.Settings(List.of("tcp"), 1,
-                PerfClient.Directions.UP, Long.MAX_VALUE, false, null, null, SHORT, io.ferry.cli.tls.SenderTls.pinned(wrongPin)),
+                PerfClient.Directions.UP, Long.MAX_VALUE, false, null, null, SHORT, io.ferry.cli.tls.SenderTls.pinned(wrongPin), null),
                 PerfClient.Progress.NONE).run());
         assertThrows(java.io.IOException.class, () -> new PerfClient(clientSide, "127.0.0.1", port,
                 settings(List.of("tcp"), 1, PerfClient.Directions.UP, false, null), PerfClient.Progress.NONE).run());
@@ -164,6 +164,21 @@ class PerfSessionTest {
         assertEquals(4, r.bulk().size());
         r.bulk().forEach(t -> assertTrue(t.ok() && t.bytes() > 0, "moved data over IPv6: " + t));
         assertEquals("[::1]", r.host());
+    }
+
+    @Test
+    void withAFileUploadsReadItAndDownloadsAreStoredBesideItThenRemoved(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("payload.bin");
+        java.nio.file.Files.write(file, new byte[100_000]); // shorter than a test: read again from its start
+        int port = serve(null, "127.0.0.1");
+        PerfReport r = new PerfClient(clientSide, "127.0.0.1", port, new PerfClient.Settings(List.of("tcp", "utp"), 2,
+                PerfClient.Directions.BOTH, Long.MAX_VALUE, false, null, null, SHORT, null, file), PerfClient.Progress.NONE).run();
+        assertEquals(4, r.bulk().size());
+        r.bulk().forEach(t -> assertTrue(t.ok() && t.bytes() > 100_000, "moved more than the file, through it: " + t));
+        try (java.util.stream.Stream<java.nio.file.Path> left = java.nio.file.Files.list(dir)) {
+            assertEquals(List.of(file), left.toList(), "the downloads' file was removed");
+        }
     }
 
     @Test

@@ -132,6 +132,11 @@ public final class StripedChannel extends io.ferry.transport.spi.AbstractStreamC
         return !framed && members != null && FerryChannels.isKernelSocket(members[0].channel);
     }
 
+    /** A connect-made channel whose members never all connected: not active, so that its close is immediate. */
+    void neverConnected() {
+        active = false;
+    }
+
     /** Marks a channel whose members never all connected as closed. */
     void abandon() {
         open = false;

@@ -300,8 +300,7 @@ public final class StripedTransport implements Transport {
             if (bootstrapped) {
                 striped.eventLoop().execute(() -> striped.client().failed(promise, cause));
             } else {
-                striped.abandon();
-                promise.tryFailure(cause);
+                closeUnconnected(cause);
             }
             // A member still connecting is closed once its connect ends: UDT's native library does not
             // survive a socket closed in the middle of its connect.
@@ -310,6 +309,36 @@ public final class StripedTransport implements Transport {
                     f.addListener(done -> f.channel().close());
                 }
             }
+        }
+
+        /**
+         * A connect that failed before all its members were there: the channel is registered and closed, as a
+         * failed Netty connect's channel is, so that the application may close it or wait on its closeFuture
+         * (an unregistered channel's {@code close()} throws), and then the connect fails. With no member ever
+         * registered there is no loop to register it on: it is only marked closed.
+         */
+        private void closeUnconnected(Throwable cause) {
+            io.netty.channel.EventLoop loop = null;
+            for (Channel member : channels) {
+                if (member != null && member.isRegistered()) {
+                    loop = member.eventLoop();
+                    break;
+                }
+            }
+            if (loop == null) {
+                striped.abandon();
+                promise.tryFailure(cause);
+                return;
+            }
+            striped.neverConnected();
+            loop.register(striped).addListener(registered -> {
+                if (registered.isSuccess()) {
+                    striped.close();
+                } else {
+                    striped.abandon();
+                }
+                promise.tryFailure(cause);
+            });
         }
     }
 
