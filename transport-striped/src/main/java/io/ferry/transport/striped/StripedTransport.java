@@ -219,6 +219,7 @@ public final class StripedTransport implements Transport {
                 f = connector.apply(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        session.memberRegistered(ch.eventLoop());
                         prepareMember(ch);
                         ch.pipeline().addLast(MemberHandler.client(session, timeout, id, index, count, eager));
                     }
@@ -249,6 +250,8 @@ public final class StripedTransport implements Transport {
         final MemberHandler[] handlers;
         /** A bootstrap-made channel, registered already: it is told, rather than registered, when the members are there. */
         final boolean bootstrapped;
+        /** The loop of the first member that registered: where a failed connect's channel is registered to be closed. */
+        private volatile io.netty.channel.EventLoop memberLoop;
         int ready;
         boolean over;
 
@@ -317,14 +320,14 @@ public final class StripedTransport implements Transport {
          * (an unregistered channel's {@code close()} throws), and then the connect fails. With no member ever
          * registered there is no loop to register it on: it is only marked closed.
          */
-        private void closeUnconnected(Throwable cause) {
-            io.netty.channel.EventLoop loop = null;
-            for (Channel member : channels) {
-                if (member != null && member.isRegistered()) {
-                    loop = member.eventLoop();
-                    break;
-                }
+        void memberRegistered(io.netty.channel.EventLoop loop) {
+            if (memberLoop == null) {
+                memberLoop = loop;
             }
+        }
+
+        private void closeUnconnected(Throwable cause) {
+            io.netty.channel.EventLoop loop = memberLoop;
             if (loop == null) {
                 striped.abandon();
                 promise.tryFailure(cause);
