@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code ferry perf} between two namespaces behind the emulated 200 Mbit/s, 40 ms link (150 ms queue, as the
  * fairness study's), run as a user runs it (two processes of the jar), with iperf3 on the same path for the
  * kernel's TCP. Root, iperf3 and the built jar only (skipped with the reason otherwise). The bounds are
- * loose (a broken measurement, not a figure: the figures are the perf study's, bench/results).
+ * loose (a broken measurement, not a figure: the figures are the perf study's, bench/results). The scavenger's
+ * tests (40 s) are left to the study and to ferry-cli's {@code PerfSessionTest}: the suite's time is kept short.
  */
 class FerryPerfOnEmulatedLinkTest {
 
@@ -40,13 +41,13 @@ class FerryPerfOnEmulatedLinkTest {
     }
 
     @Test
-    void tcpMatchesIperf3AndTheScavengerYieldsOnALongFatLink() throws Exception {
+    void tcpMatchesIperf3OnALongFatLink() throws Exception {
         long rate = 200_000_000;
         LinkModel link = new LinkModel(0, rate, LinkModel.queueFor(rate, Duration.ofMillis(150)), Duration.ofMillis(20), 41);
         try (TestBed bed = TestBed.emulated(link)) {
             Path chart = tmp.resolve("perf.svg");
             PerfRuns.PerfRun run = PerfRuns.ferryPerf(bed.clientNamespace(), bed.serverNamespace(), bed.serverAddress(), chart,
-                    Duration.ofSeconds(150), "--transports", "tcp", "--time", "10");
+                    Duration.ofSeconds(150), "--transports", "tcp,utp", "--time", "10", "--no-fairness");
             assertTrue(run.ok(), () -> "ferry perf exited " + run.exitCode() + ": " + run.output());
             double iperfUp = PerfRuns.iperf3Mbps(bed.clientNamespace(), bed.serverNamespace(), bed.serverAddress(), 5, false, null);
             double iperfDown = PerfRuns.iperf3Mbps(bed.clientNamespace(), bed.serverNamespace(), bed.serverAddress(), 5, true, null);
@@ -56,16 +57,15 @@ class FerryPerfOnEmulatedLinkTest {
             JsonNode down = report.get("tests").get(1);
             assertEquals("up", up.get("direction").asText());
             assertEquals("down", down.get("direction").asText());
-            JsonNode f = report.get("fairness");
-            double share = f.get("tcp_joins").get("ledbat_share").asDouble();
-            double harm = f.get("tcp_joins").get("harm").asDouble();
-            System.out.printf("ferry perf on 200 Mbit/s, 40 ms: tcp up %.1f (iperf3 %.1f), down %.1f (iperf3 %.1f) Mbit/s; "
-                            + "ledbat share %.3f, harm %.2f, idle use %.2f; %.0f s%n", up.get("goodput_mbps").asDouble(), iperfUp,
-                    down.get("goodput_mbps").asDouble(), iperfDown, share, harm, f.get("idle_use").asDouble(), run.wallSeconds());
+            JsonNode utpUp = report.get("tests").get(2);
+            assertEquals("utp", utpUp.get("transport").asText());
+            System.out.printf("ferry perf on 200 Mbit/s, 40 ms: tcp up %.1f (iperf3 %.1f), down %.1f (iperf3 %.1f), utp up %.1f Mbit/s; %.0f s%n",
+                    up.get("goodput_mbps").asDouble(), iperfUp, down.get("goodput_mbps").asDouble(), iperfDown,
+                    utpUp.get("goodput_mbps").asDouble(), run.wallSeconds());
             assertTrue(ratio(up, iperfUp) > 0.5 && ratio(up, iperfUp) < 2, "tcp up near iperf3's: " + up + " vs " + iperfUp);
             assertTrue(ratio(down, iperfDown) > 0.5 && ratio(down, iperfDown) < 2, "tcp down near iperf3's: " + down + " vs " + iperfDown);
-            assertTrue(share < 0.5, "the scavenger gave way to TCP: " + f);
-            assertTrue(harm > 0.5, "TCP kept most of its rate beside the scavenger: " + f);
+            assertTrue(utpUp.get("goodput_mbps").asDouble() > 0.25 * iperfUp, "utp filled a good part of the idle path: " + utpUp);
+            assertTrue(report.get("fairness").isNull(), "--no-fairness");
             assertTrue(Files.readString(chart).startsWith("<svg"), "the chart was written");
         }
     }
