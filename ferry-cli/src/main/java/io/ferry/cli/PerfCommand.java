@@ -27,10 +27,11 @@ import java.util.concurrent.Callable;
                 + "load, retransmissions, CPU per GiB at both ends), then how Ferry's scavenger (utp, LEDBAT) shares the path "
                 + "with a TCP flow, and a verdict. Run 'ferry perf --server' on the other host first.",
                 "",
-                "  ferry perf --server                         (on one host; control port 9300, data ports 9301-9302)",
-                "  ferry perf HOST                             (on the other; about 2 minutes)",
+                "  ferry perf --server                 (one host: ports 9300-9302, TCP and UDP)",
+                "  ferry perf HOST                     (the other: about 2 minutes)",
                 "  ferry perf HOST --transports tcp,udt --time 20 --no-fairness",
-                "  ferry perf HOST --json > path.json          (and the chart in ferry-perf.svg)"})
+                "  ferry perf HOST --json > path.json  (and the chart in ferry-perf.svg)",
+                ""})
 final class PerfCommand implements Callable<Integer> {
 
     static final int DEFAULT_PORT = 9300;
