@@ -31,8 +31,8 @@ final class ServerSession implements AutoCloseable {
     static final int VERSION = 1;
     /** What a client's proof and the server's are bound to (see {@link SharedSecret#proofFor}). */
     static final String PURPOSE = "ferry perf " + VERSION;
-    /** A client that says nothing this long between tests is gone. */
-    private static final long IDLE_MILLIS = 60_000;
+    /** A client that says nothing this long more than its longest test could take is gone. */
+    private static final long IDLE_MILLIS = 30_000;
 
     private final Transports ferry;
     private final PerfServer.Settings settings;
@@ -61,7 +61,8 @@ final class ServerSession implements AutoCloseable {
         try {
             greet();
             for (;;) {
-                ControlMessage m = control.next(IDLE_MILLIS);
+                // a request comes at least every test's length (its DONE): a longer silence is a client gone
+                ControlMessage m = control.next(settings.maxSeconds() * 1000 + IDLE_MILLIS);
                 if (m.is("BYE")) {
                     break;
                 } else if (m.is("TEST")) {
@@ -143,7 +144,7 @@ final class ServerSession implements AutoCloseable {
         ServerTest test = new ServerTest(id, serverSends ? null : new FlowSink(seconds),
                 serverSends ? new FlowSource(TimeUnit.SECONDS.toNanos(seconds), bytes, FlowPayload.memory()) : null);
         InetSocketAddress local = (InetSocketAddress) control.channel().localAddress();
-        int port = settings.dataPort() == 0 ? 0 : settings.dataPort() + tests.size();
+        int port = settings.dataPort() == 0 ? 0 : freeDataPort();
         String uri = PerfUris.uri(spec, PerfUris.hostLiteral(local.getAddress()), port);
         ChannelFuture bound;
         try {
@@ -166,6 +167,21 @@ final class ServerSession implements AutoCloseable {
         tests.put(id, test);
         testsRun++;
         control.send(ControlMessage.of("READY", "id", id, "port", ((InetSocketAddress) test.listener.localAddress()).getPort()));
+    }
+
+    /** The lowest data port from {@code --data-port} on that no test of this session holds. */
+    private int freeDataPort() {
+        java.util.Set<Integer> held = new java.util.HashSet<>();
+        for (ServerTest t : tests.values()) {
+            if (t.listener != null) {
+                held.add(((InetSocketAddress) t.listener.localAddress()).getPort());
+            }
+        }
+        int port = settings.dataPort();
+        while (held.contains(port)) {
+            port++;
+        }
+        return port;
     }
 
     private void finishTest(long id) throws InterruptedException {
