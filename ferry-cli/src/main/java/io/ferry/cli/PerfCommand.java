@@ -267,7 +267,7 @@ final class PerfCommand implements Callable<Integer> {
             }
         }
         PerfClient.Settings settings = new PerfClient.Settings(transports == null ? List.of() : transports, seconds, directions, cap,
-                !noFairness, tcpCc, secret, io.ferry.cli.perf.FairnessTests.Timing.DEFAULT, clientTls, file);
+                !noFairness, tcpCc, secret, io.ferry.cli.perf.ScavengerRuns.Timing.DEFAULT, clientTls, file);
         try (Transports ferry = Transports.create()) {
             PerfReport report = new PerfClient(ferry, host, controlPort, settings, PerfOutput.progress(err, json)).run();
             PerfOutput.write(report, out, json, chartFile, err);

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * {@code ferry perf HOST}: connects to a {@link PerfServer}, measures the idle round trip, runs a timed
  * bulk test per transport and direction, then (unless told not to) the scavenger's manners
- * ({@link FairnessTests}), and returns everything as a {@link PerfReport}.
+ * ({@link ScavengerRuns}), and returns everything as a {@link PerfReport}.
  */
 public final class PerfClient {
 
@@ -51,7 +51,7 @@ public final class PerfClient {
      * @param file         with {@code --file}: uploads send this file, downloads are stored beside it; null: memory to memory
      */
     public record Settings(List<String> transports, long seconds, Directions directions, long maxBytes, boolean fairness,
-                           String tcpCc, SharedSecret secret, FairnessTests.Timing fairnessTiming, io.ferry.cli.tls.SenderTls tls,
+                           String tcpCc, SharedSecret secret, ScavengerRuns.Timing fairnessTiming, io.ferry.cli.tls.SenderTls tls,
                            java.nio.file.Path file) {
     }
 
@@ -125,7 +125,7 @@ public final class PerfClient {
             String fairnessSkipped = null;
             if (settings.fairness()) {
                 if (serverSchemes.contains("tcp") && serverSchemes.contains("utp") && ferry.schemes().contains("utp")) {
-                    fairness = new FairnessTests(this, control, pinger, idle).run();
+                    fairness = new ScavengerRuns(this, control, pinger, idle).run();
                 } else {
                     fairnessSkipped = "utp and tcp are needed on both hosts";
                 }

@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PerfSessionTest {
 
-    private static final FairnessTests.Timing SHORT = new FairnessTests.Timing(2, 4, 1, 1);
+    private static final ScavengerRuns.Timing SHORT = new ScavengerRuns.Timing(2, 4, 1, 1);
 
     private Transports serverSide;
     private Transports clientSide;

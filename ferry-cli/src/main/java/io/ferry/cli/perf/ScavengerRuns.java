@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * the rates of two flows line up to the bin. LEDBAT's share and TCP's rate are judged from
  * {@link Timing#settleSeconds} after the join, as the bench does (RFC 6817 §2.4: yield within a few RTTs).
  */
-public final class FairnessTests {
+public final class ScavengerRuns {
 
     /**
      * How long each run lasts: a flow alone, a joined run, when the second flow joins, and how long after
@@ -40,7 +40,7 @@ public final class FairnessTests {
     private final long joinAfterSeconds;
     private final long settleSeconds;
 
-    FairnessTests(PerfClient client, ControlConnection control, Pinger pinger, double idleRtt) {
+    ScavengerRuns(PerfClient client, ControlConnection control, Pinger pinger, double idleRtt) {
         Timing t = client.settings().fairnessTiming();
         aloneSeconds = t.aloneSeconds();
         joinedSeconds = t.joinedSeconds();
