@@ -167,7 +167,7 @@ public final class StripedTransport implements Transport {
         applyOwn(striped, options);
         striped.pipeline().addLast(handler);
         ChannelPromise promise = new DefaultChannelPromise(striped, GlobalEventExecutor.INSTANCE);
-        openMembers(new ClientSession(striped, promise, count, false), timeout, eager(options), init -> underlying.connect(remote, init, members));
+        openMembers(new StripedClientSession(this, striped, promise, count, false), timeout, eager(options), init -> underlying.connect(remote, init, members));
         return promise;
     }
 
@@ -194,7 +194,7 @@ public final class StripedTransport implements Transport {
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
                     .connect(remote, local);
         }
-        ClientSession session = new ClientSession(striped, promise, count, true);
+        StripedClientSession session = new StripedClientSession(this, striped, promise, count, true);
         // closed (or its connect cancelled) while the members connect: they go too
         striped.closeFuture().addListener(f -> session.fail(new java.nio.channels.ClosedChannelException()));
         try {
@@ -208,7 +208,7 @@ public final class StripedTransport implements Transport {
         return options.get(StripedChannelOption.EAGER_HELLO).orElse(false);
     }
 
-    private void openMembers(ClientSession session, Duration timeout, boolean eager,
+    private void openMembers(StripedClientSession session, Duration timeout, boolean eager,
                              java.util.function.Function<ChannelInitializer<Channel>, ChannelFuture> connector) {
         int count = session.channels.length;
         UUID id = UUID.randomUUID();
@@ -241,112 +241,8 @@ public final class StripedTransport implements Transport {
         }
     }
 
-    /** A client's members while they connect and hear the greeting. */
-    private final class ClientSession implements MemberHandler.Handshake {
-        final StripedChannel striped;
-        final ChannelPromise promise;
-        final Channel[] channels;
-        final ChannelFuture[] connects;
-        final MemberHandler[] handlers;
-        /** A bootstrap-made channel, registered already: it is told, rather than registered, when the members are there. */
-        final boolean bootstrapped;
-        /** The loop of the first member that registered: where a failed connect's channel is registered to be closed. */
-        private volatile io.netty.channel.EventLoop memberLoop;
-        int ready;
-        boolean over;
-
-        ClientSession(StripedChannel striped, ChannelPromise promise, int count, boolean bootstrapped) {
-            this.striped = striped;
-            this.promise = promise;
-            this.bootstrapped = bootstrapped;
-            this.channels = new Channel[count];
-            this.connects = new ChannelFuture[count];
-            this.handlers = new MemberHandler[count];
-        }
-
-        @Override
-        public void done(MemberHandler member) {
-            synchronized (this) {
-                if (over) {
-                    return;
-                }
-                handlers[member.index()] = member;
-                if (++ready < channels.length) {
-                    return;
-                }
-                over = true;
-            }
-            List<Channel> list = new ArrayList<>();
-            for (MemberHandler h : handlers) {
-                list.add(h.channel());
-            }
-            if (bootstrapped) {
-                striped.eventLoop().execute(() -> striped.client().connected(list, handlers, promise));
-            } else {
-                striped.attach(list, handlers);
-                start(striped, promise);
-            }
-        }
-
-        @Override
-        public void failed(MemberHandler member, Throwable cause) {
-            fail(cause);
-        }
-
-        void fail(Throwable cause) {
-            synchronized (this) {
-                if (over) {
-                    return;
-                }
-                over = true;
-            }
-            if (bootstrapped) {
-                striped.eventLoop().execute(() -> striped.client().failed(promise, cause));
-            } else {
-                closeUnconnected(cause);
-            }
-            // A member still connecting is closed once its connect ends: UDT's native library does not
-            // survive a socket closed in the middle of its connect.
-            for (ChannelFuture f : connects) {
-                if (f != null) {
-                    f.addListener(done -> f.channel().close());
-                }
-            }
-        }
-
-        /**
-         * A connect that failed before all its members were there: the channel is registered and closed, as a
-         * failed Netty connect's channel is, so that the application may close it or wait on its closeFuture
-         * (an unregistered channel's {@code close()} throws), and then the connect fails. With no member ever
-         * registered there is no loop to register it on: it is only marked closed.
-         */
-        void memberRegistered(io.netty.channel.EventLoop loop) {
-            if (memberLoop == null) {
-                memberLoop = loop;
-            }
-        }
-
-        private void closeUnconnected(Throwable cause) {
-            io.netty.channel.EventLoop loop = memberLoop;
-            if (loop == null) {
-                striped.abandon();
-                promise.tryFailure(cause);
-                return;
-            }
-            striped.neverConnected();
-            loop.register(striped).addListener(registered -> {
-                if (registered.isSuccess()) {
-                    striped.close();
-                } else {
-                    striped.abandon();
-                }
-                promise.tryFailure(cause);
-            });
-        }
-    }
-
     /** Registers a striped channel whose members are all attached; registration binds the members to it. */
-    private void start(StripedChannel striped, ChannelPromise promise) {
+    void start(StripedChannel striped, ChannelPromise promise) {
         channels.add(striped);
         striped.intendedLoop().register(striped).addListener(f -> {
             if (!f.isSuccess()) {
