@@ -13,7 +13,9 @@ package io.ferry.transport.udt.proto.cc;
  *       last ten minutes, extrapolated one round ahead (UDT smooths its RTT over about 80 ms). The
  *       target is a quarter of the minimum RTT, between 5 and 30 ms;</li>
  *   <li><b>start-up</b> waits for UDT's RTT to settle at its highest after its 100 ms guess (at least 40
- *       acknowledgements, at most half a second after the first of a run of them), multiplies the rate
+ *       acknowledgements, at most half a second after the first of a run of them; a second at most when
+ *       holes behind a deep queue keep the acknowledgements sparse), growing the rate on what the
+ *       receiver reports arriving, then multiplies the rate
  *       by 1.5 each round until the first queue appears or the buffer
  *       overflows, then drops it to 85 % of the best rate acknowledged in the last three rounds (what
  *       the bottleneck passed), but not below 40 % (50 % after an overflow), and holds that rate while
@@ -42,6 +44,8 @@ final class DelayRateControl {
 
     /** The rate before the first measurement: 10 Mbit/s. */
     static final long INITIAL_BYTES_PER_SECOND = 1_250_000;
+    /** Packets whose loss tells a lossy path from a start-up's overflow, see {@link #lossyFromTheStart}. */
+    static final int EARLY_PACKETS = 200;
     /** Never slower than this. */
     static final long MIN_BYTES_PER_SECOND = 32 * 1024;
     static final double MIN_ROUND_MS = 40;
@@ -51,30 +55,6 @@ final class DelayRateControl {
     static final double LOSS_CUT_FACTOR = 0.7;
     static final int MIN_PACKETS_FOR_LOSS = 50;
     static final int LOSS_CALIBRATION_ROUNDS = 4;
-    /**
-     * How long UDT's smoothed RTT is left to converge at most after the first acknowledgement of a run
-     * of them, once {@link #WARM_UP_ACKS} acknowledgements came. UDT moves its RTT 1/8 of the way per
-     * acknowledgement, and they come every 10 ms only while data flows: a protocol's handshake before its
-     * bulk (ferry send's, gRPC's) gets a few, and a base RTT taken then (105-129 ms on a 150 ms path) had
-     * FAST cut the rate every round: ferry send over udt moved 1.1-1.7 MiB/s on a 200 Mbit/s link, and a
-     * Flight DoGet (a gRPC connection idle since its handshake) 9 Mbit/s.
-     */
-    static final long WARM_UP_NANOS = 500_000_000L;
-    /** A pause in the acknowledgements this long starts the warm-up's count again. */
-    static final long WARM_UP_IDLE_NANOS = 200_000_000L;
-    /** Acknowledgements the warm-up lasts at least (UDT's RTT then within a few percent of the path's). */
-    static final int WARM_UP_ACKS = 40;
-    /**
-     * Acknowledgements a convergence window must hold to say the RTT stopped climbing. UDT's RTT at the
-     * sender is the receiver's smoothed RTT smoothed again, and it moves only on full acknowledgements: it
-     * can stand still for 40 ms and then climb on, so a window of five acknowledgements and 50 ms ended
-     * warm-ups 20 ms short of a 150 ms path.
-     */
-    static final int CONVERGENCE_ACKS = 10;
-    static final double UDT_INITIAL_RTT_MS = 100;
-    /** The warm-up ends early once UDT's RTT rose by less than this fraction over {@link #CONVERGENCE_WINDOW_NANOS}. */
-    static final double CONVERGED_RISE = 0.02;
-    static final long CONVERGENCE_WINDOW_NANOS = 200_000_000L;
     /** Rounds whose acknowledged rates size the rate a start-up ends at (the largest of them). */
     static final int EXIT_RATE_ROUNDS = 3;
     /**
@@ -134,16 +114,11 @@ final class DelayRateControl {
     private double pps;
     private boolean startup = true;
     private boolean measuring;
-    private boolean acknowledged;
-    private double warmUpRttMs = Double.NaN;
-    private long warmUpRttSince;
-    private long warmUpAcks;
-    private double warmUpMaxRttMs;
-    private long firstAck;
-    private long lastAcks;
-    private long lastAckAt;
-    private long firstAckCount;
+    private final RttWarmUp warmUp = new RttWarmUp();
     private long lastWarmUpGrowth = Long.MIN_VALUE / 2;
+    private double peerArrivalPps;
+    /** The share of the first {@link #EARLY_PACKETS} packets reported lost, NaN until they are acknowledged. */
+    private double earlyLoss = Double.NaN;
     private long sentSoFar;
     private long lostSoFar;
     private final double[] recentAckedPps = new double[EXIT_RATE_ROUNDS];
@@ -219,6 +194,9 @@ final class DelayRateControl {
         remember(now, sentTotal, ackedTotal);
         sentSoFar = sentTotal;
         lostSoFar = lostTotal;
+        if (Double.isNaN(earlyLoss) && ackedTotal >= EARLY_PACKETS) {
+            earlyLoss = (double) lostTotal / Math.max(1, sentTotal);
+        }
         if (!measuring) {
             // UDT's RTT is a 100 ms guess until the first acknowledgement, and then converges 1/8 per
             // acknowledgement (every 10 ms) on both ends: on a path longer than 100 ms the early values
@@ -227,27 +205,7 @@ final class DelayRateControl {
             if (ackedTotal <= 0 || !(rttMs > 0)) {
                 return bytesPerSecond();
             }
-            if (!acknowledged || (acksReceived != lastAcks && now - lastAckAt >= WARM_UP_IDLE_NANOS)) {
-                // the first acknowledgement, or the first after a pause (a handshake's, then the bulk's):
-                // the warm-up counts from here, the acknowledgements before were too sparse to move UDT's RTT
-                acknowledged = true;
-                firstAck = now;
-                firstAckCount = acksReceived;
-                warmUpMaxRttMs = 0;
-                warmUpRttMs = Double.NaN;
-            }
-            if (acksReceived != lastAcks) {
-                lastAcks = acksReceived;
-                lastAckAt = now;
-            }
-            warmUpMaxRttMs = Math.max(warmUpMaxRttMs, rttMs);
-            // settled: no longer climbing, and at the top of the warm-up (a reading under it is in a dip
-            // of the peer's early view, or falls from a handshake's queue; the cap ends those)
-            boolean climbing = stillRising(now, rttMs, acksReceived);
-            boolean settled = !climbing && rttMs >= warmUpMaxRttMs * (1 - CONVERGED_RISE);
-            boolean enoughAcks = acksReceived - firstAckCount >= WARM_UP_ACKS;
-            boolean converged = enoughAcks && (now - firstAck >= WARM_UP_NANOS || settled);
-            if (rttMs >= UDT_INITIAL_RTT_MS - 1 && !converged) {
+            if (rttMs >= RttWarmUp.UDT_INITIAL_RTT_MS - 1 && !warmUp.converged(now, rttMs, acksReceived)) {
                 growOnAcknowledgements(now, ackedTotal);
                 return bytesPerSecond();
             }
@@ -284,6 +242,11 @@ final class DelayRateControl {
         }
         long since = now - WARM_UP_ACK_WINDOW_NANOS;
         double ackedPps = (ackedTotal - at(historyAcked, since)) * 1e9 / WARM_UP_ACK_WINDOW_NANOS;
+        if (peerArrivalPps > 0 && lostSoFar > 0) {
+            // the cumulative ACK that follows a repaired hole acknowledges a burst the path did not pass
+            // in that window; the receiver's own arrival rate does not jump so (see endRound)
+            ackedPps = Math.min(ackedPps, peerArrivalPps);
+        }
         if (ackedPps >= WARM_UP_ACKED_SHARE * pps) {
             pps = Math.min(maxPps, pps * STARTUP_GAIN);
             lastWarmUpGrowth = now;
@@ -291,27 +254,20 @@ final class DelayRateControl {
     }
 
     /**
-     * Whether UDT's RTT may still be climbing from its guess towards the path's: it rose by more than
-     * {@link #CONVERGED_RISE} over the last {@link #CONVERGENCE_WINDOW_NANOS}, or that window has not
-     * passed since it left UDT's guess. Smoothed twice, 7/8 per acknowledgement every 10 ms, a reading
-     * that climbs that little over ten acknowledgements and 200 ms is within a few percent of the truth;
-     * one that falls came from above it, which the minimum follows down.
+     * The packets in flight just after the latest acknowledgement: a pause in the acknowledgements
+     * that follows an idle sender restarts the warm-up, one with packets outstanding does not.
      */
-    private boolean stillRising(long now, double rttMs, long acksReceived) {
-        if (Math.abs(rttMs - UDT_INITIAL_RTT_MS) < 1) {
-            // still the guess: no acknowledgement has been measured yet, however long it stays
-            warmUpRttMs = Double.NaN;
-            return true;
-        }
-        if (Double.isNaN(warmUpRttMs)
-                || (now - warmUpRttSince >= CONVERGENCE_WINDOW_NANOS && acksReceived - warmUpAcks >= CONVERGENCE_ACKS)) {
-            boolean rising = Double.isNaN(warmUpRttMs) || rttMs > warmUpRttMs * (1 + CONVERGED_RISE);
-            warmUpRttMs = rttMs;
-            warmUpRttSince = now;
-            warmUpAcks = acksReceived;
-            return rising;
-        }
-        return true;
+    void inFlight(long packets) {
+        warmUp.inFlight(packets);
+    }
+
+    /**
+     * The receiver's packet arrival rate, as its full ACKs carry it (draft-gg-udt-03 section 6.2, the
+     * median of its recent arrival intervals): what the path passes, without the bursts of a cumulative
+     * acknowledgement. 0 when unknown.
+     */
+    void peerArrivalRate(double packetsPerSecond) {
+        this.peerArrivalPps = packetsPerSecond;
     }
 
     /** Packets sent by {@code time}, from the readings of the last {@link #HISTORY} samples. */
@@ -368,6 +324,12 @@ final class DelayRateControl {
     private void endRound(long now, double elapsedMs, double rttMs, long sent, long sentThen, long lost, long acked) {
         rounds++;
         double ackedPps = acked * 1000.0 / elapsedMs;
+        if (peerArrivalPps > 0 && lostSoFar > 0) {
+            // a repaired hole's cumulative ACK is no delivery rate. Only once the path lost a packet: on
+            // a clean long path the receiver's median (of gaps read in batches) can run below the
+            // acknowledged rate, and capping by it there had slowed a 200 Mbit/s, 150 ms start-up by 8 %
+            ackedPps = Math.min(ackedPps, peerArrivalPps);
+        }
         recentAckedPps[recentAckedNext++ % EXIT_RATE_ROUNDS] = ackedPps;
         double measured = Math.max(0, rttMs - minRttMs);
         double target = Math.min(MAX_TARGET_MS, Math.max(MIN_TARGET_MS, minRttMs / 4));
@@ -445,7 +407,9 @@ final class DelayRateControl {
                 // grow, but never past a multiple of what the path delivered lately: the queue signal
                 // reaches the RTT a queuing delay (and UDT's smoothing) late, and growth by round alone
                 // had sent 850 Mbit/s into a 100 Mbit/s link behind a 150 ms queue before it showed
-                pps = lossyPath() ? pps * STARTUP_GAIN : Math.max(pps, Math.min(pps * STARTUP_GAIN, passed * STARTUP_DELIVERY_CAP));
+                // (on a lossy path the acknowledged rate stalls behind lost repairs: no clock there)
+                boolean clocked = !lossyFromTheStart();
+                pps = clocked ? Math.max(pps, Math.min(pps * STARTUP_GAIN, passed * STARTUP_DELIVERY_CAP)) : pps * STARTUP_GAIN;
             }
         } else if (drainingStartUpRounds > 0 && measured > target && measured < previousMeasured - 0.5) {
             // the queue the start-up built drains at 85 % of what the bottleneck passed while the link
@@ -517,6 +481,16 @@ final class DelayRateControl {
         double rtt = Double.isNaN(minRttMs) ? rttMs : Math.max(rttMs, minRttMs);
         double lossyMs = lossyPath() ? LOSSY_EXTRA_MS : 0;
         return Math.max(MIN_WINDOW_PACKETS, pps * (WINDOW_ROUND_TRIPS * rtt + ACK_INTERVAL_MS + lossyMs) / 1000);
+    }
+
+    /**
+     * Whether the path was {@link #lossyPath() lossy} and already lost {@link #LOSSY_PATH} of the first
+     * {@link #EARLY_PACKETS} packets, sent before the start-up could outgrow any link. The losses of a
+     * start-up that overflowed a deep queue count in the learnt mean too, and had lifted start-up's
+     * acknowledgement clock there: 6,300 packets/s into a 20 Mbit/s link.
+     */
+    private boolean lossyFromTheStart() {
+        return lossyPath() && !(earlyLoss < LOSSY_PATH);
     }
 
     /** Whether the path loses {@link #LOSSY_PATH} or more: its learnt mean, or until then all so far. */

@@ -25,7 +25,7 @@ public final class FerryRateControl implements CongestionControl, UdtRateFeedbac
     private long lost;
     private long ackedPackets;
     private long acks;
-    private double rttMs = DelayRateControl.UDT_INITIAL_RTT_MS;
+    private double rttMs = RttWarmUp.UDT_INITIAL_RTT_MS;
     private long lastTickNanos = Long.MIN_VALUE;
     private double windowPackets = Double.POSITIVE_INFINITY;
 
@@ -66,6 +66,7 @@ public final class FerryRateControl implements CongestionControl, UdtRateFeedbac
         if (rttSampleNanos > 0) {
             rttMs = rttSampleNanos / 1e6;
         }
+        control.inFlight(Math.max(0, bytesInFlightBeforeAck - bytesNewlyAcked) / payloadBytes);
         tick(nowNanos);
     }
 
@@ -95,6 +96,7 @@ public final class FerryRateControl implements CongestionControl, UdtRateFeedbac
 
     @Override
     public void onPeerRates(int arrivalPacketsPerSecond, int capacityPacketsPerSecond) {
+        control.peerArrivalRate(Math.max(0, arrivalPacketsPerSecond));
     }
 
     @Override

@@ -314,6 +314,42 @@ class DelayRateControlTest {
     }
 
     @Test
+    void aPauseInTheAcknowledgementsWithPacketsInFlightDoesNotRestartTheWarmUp() {
+        // a 100 ms path with loss behind a deep queue: the cumulative ACK waits 250 ms for each repaired
+        // hole while 400 packets are out. Such pauses once restarted the warm-up for good (never leaving
+        // it in 10 s, its growth unchecked); here it ends within its cap, one second.
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        control.inFlight(400);
+        long sent = 0;
+        long acked = 0;
+        long acks = 0;
+        for (long t = 0; t < 3000 && !(control.minRttMillis() > 0); t += 10) {
+            sent += 15;
+            boolean pause = t % 400 >= 150; // 250 ms of every 400 without acknowledgements
+            if (t >= 100 && !pause) {
+                acks++;
+                acked += 15;
+            }
+            control.onSample(t * 1_000_000L, 101, sent, 0, acked, acks);
+        }
+        assertTrue(control.minRttMillis() > 0, "the warm-up ended: " + control);
+    }
+
+    @Test
+    void anIdleSendersPauseStillRestartsTheWarmUp() {
+        // the same pauses when nothing is in flight (a request, its answer, the next request) are a
+        // protocol's handshake: the warm-up counts from the bulk's acknowledgements
+        DelayRateControl control = new DelayRateControl(MSS, -1);
+        control.inFlight(0);
+        long acks = 0;
+        for (long t = 0; t < 1500; t += 300) {
+            acks++;
+            control.onSample(t * 1_000_000L, 101, acks, 0, acks, acks);
+        }
+        assertTrue(Double.isNaN(control.minRttMillis()), "still warming up after a second of sparse acknowledgements: " + control);
+    }
+
+    @Test
     void aConnectionIdleSinceItsHandshakeLearnsThePathsRttWhenItsBulkBegins() {
         // a gRPC connection carrying a Flight DoGet on a 150 ms path: the handshake's few acknowledgements
         // raise this end's RTT to 125 ms on its own samples; seconds later the bulk's acknowledgements carry
