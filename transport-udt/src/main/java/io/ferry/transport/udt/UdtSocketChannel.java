@@ -139,10 +139,12 @@ public final class UdtSocketChannel extends EngineChannel<UdtConnection, UdtEndp
     protected void closeConnection(boolean wasActive) {
         if (wasActive && framing.framed() && outputShutdown && connection.bufferedBytes() == 0 && !framing.endSeen()) {
             awaitPeerEnd();
-        } else if (wasActive && connection.bufferedBytes() == 0) {
-            // all of ours acknowledged: the shutdown waits (briefly) for the ACK2 of our final ACK, for it
-            // carries none, and a peer whose last data we hold but never heard acknowledged takes it for lost
-            connection.close(BOTH_ENDED_LINGER_NANOS, endpoint.now());
+        } else if (wasActive && (connection.bufferedBytes() == 0 || onlyOurEndUnconfirmed())) {
+            // all of ours acknowledged (or all but our end-of-stream frame, the peer having ended too): the
+            // shutdown waits for the ACK2 of our final ACK, for it carries none, and a peer whose last data
+            // we hold but never heard acknowledged takes it for lost; and for our end, without which a
+            // peer still lingering waits for it until it takes us for gone
+            connection.close(bothEndedLingerNanos(), endpoint.now());
         } else if (wasActive) {
             connection.close(0, endpoint.now()); // what is queued leaves if it can; no waiting here
         } else {
@@ -157,6 +159,27 @@ public final class UdtSocketChannel extends EngineChannel<UdtConnection, UdtEndp
      * still comes for the closed channel resets the connection, as TCP resets it. A striped channel's
      * members end one by one so.
      */
+    /**
+     * Whether both ends wrote their end of stream and the peer acknowledged all of ours but the end
+     * itself. A lingering close completes so ({@link UdtLinger}, the peer may be gone); shut down at once,
+     * a lost end-of-stream frame (or final ACK) through 25 % loss left the peer lingering until it took
+     * us for gone after 10 s, or reporting its delivered bytes lost.
+     */
+    private boolean onlyOurEndUnconfirmed() {
+        return framing.framed() && outputShutdown && framing.endSeen() && connection.bufferedBytes() <= UdtFraming.HEADER;
+    }
+
+    /**
+     * The linger of a connection whose both ends are done: {@link #BOTH_ENDED_LINGER_NANOS}, or long enough
+     * for a few of UDT's retransmission timeouts on a slow path (its EXP timer resends a tail packet after
+     * a round trip and four deviations, then ever later). The channel is closed already; only the
+     * connection lingers.
+     */
+    private long bothEndedLingerNanos() {
+        long expiry = (connection.rttMicros() + 4L * connection.rttVarianceMicros()) * 1000L;
+        return Math.max(BOTH_ENDED_LINGER_NANOS, 16 * expiry);
+    }
+
     private void awaitPeerEnd() {
         awaitingPeerEnd = true;
         endpoint.loop().schedule(() -> {
@@ -315,7 +338,7 @@ public final class UdtSocketChannel extends EngineChannel<UdtConnection, UdtEndp
                     // both sides ended: now UDT's shutdown, once the peer has our ACK of its end (its ACK2), for
                     // the shutdown carries none; with no linger a lost final ACK had the peer take its delivered
                     // stream for lost
-                    connection.close(BOTH_ENDED_LINGER_NANOS, endpoint.now());
+                    connection.close(bothEndedLingerNanos(), endpoint.now());
                 }
             }
             return;
