@@ -38,8 +38,8 @@ public final class StartTrace {
                     TransportStatistics s = f.senderStatistics().orElse(null);
                     System.out.printf("%6.2f %7.1f Mbit/s  total %6.1f MB  cwnd %s  rtt %s  q %s retx %s%n", (now - t0) / 1e9,
                             (got - last) * 8 / ((now - lastT) / 1e9) / 1e6, got / 1e6,
-                            s == null ? "-" : s.congestionWindowBytes(), s == null ? "-" : s.smoothedRtt().map(Duration::toMillis).orElse(-1L),
-                            s == null ? "-" : s.queuingDelay().map(Duration::toMillis).orElse(-1L), s == null ? "-" : s.retransmissions());
+                            s == null ? "-" : s.congestionWindowBytes().orElse(-1), s == null ? "-" : s.smoothedRtt().map(Duration::toMillis).orElse(-1L),
+                            s == null ? "-" : s.queuingDelay().map(Duration::toMillis).orElse(-1L), s == null ? "-" : s.retransmissions().orElse(-1));
                     last = got;
                     lastT = now;
                 }
