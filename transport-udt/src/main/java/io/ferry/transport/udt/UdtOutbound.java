@@ -52,7 +52,9 @@ final class UdtOutbound {
                 in.remove();
                 continue;
             }
-            take(connection, buf.retainedSlice(), framed, channel);
+            // a small buffer is copied by the connection at once: no slice for it
+            boolean copied = n <= UdtConnection.COPIED_WRITE_BYTES && !channel.settings().isMessageMode();
+            take(connection, copied ? buf.retain() : buf.retainedSlice(), framed, channel);
             in.progress(n);
             in.remove();
             wrote = true;
@@ -61,7 +63,7 @@ final class UdtOutbound {
 
     private static void take(UdtConnection connection, ByteBuf data, boolean framed, UdtSocketChannel channel) {
         if (framed) {
-            connection.write(UdtFraming.header(channel.alloc(), data.readableBytes()));
+            connection.writeWord(data.readableBytes()); // UdtFraming's header: the frame's length
             channel.framingSent(UdtFraming.HEADER);
         }
         connection.write(data);

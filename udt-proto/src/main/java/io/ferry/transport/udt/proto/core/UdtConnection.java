@@ -413,6 +413,21 @@ public final class UdtConnection implements EngineConnection {
         updateWritability();
     }
 
+    /** Stream writes up to this size are copied at once (the caller may keep the buffer's memory). */
+    public static final int COPIED_WRITE_BYTES = UdtSender.COPIED_WRITE_BYTES;
+
+    /**
+     * Queues a 4-byte big-endian word in the byte stream, as a framing layer's header (a stream socket
+     * only). No buffer is allocated for it: small writes share the sender's tail buffer.
+     */
+    public void writeWord(int word) {
+        if (phase != Phase.CONNECTED || sender == null) {
+            return;
+        }
+        sender.writeWord(word);
+        updateWritability();
+    }
+
     /** Sends what the window and the pacer allow now. */
     @Override
     public void flush(long nowNanos) {

@@ -28,11 +28,22 @@ final class UdtSender {
         }
     }
 
+    /** Stream writes up to this size are copied into the tail buffer rather than queued as they are. */
+    static final int COPIED_WRITE_BYTES = 512;
+    /** The tail buffer's size: a few packets of small writes. */
+    static final int TAIL_BYTES = 16 * 1024;
+
     private final ByteBufAllocator alloc;
     private final int payloadBytes;
     private final boolean messageMode;
     private final int orderFlag;
     private final ArrayDeque<ByteBuf> stream = new ArrayDeque<>();
+    /**
+     * The last buffer of {@link #stream} when it is this sender's own, with room: small writes are copied
+     * into it, so that a packet of them is one slice, not dozens of pieces (64-byte writes, each behind a
+     * 4-byte frame header, made 42 pieces of every packet). Null when the last buffer is an application's.
+     */
+    private ByteBuf tail;
     private final ArrayDeque<Block> messages = new ArrayDeque<>();
     private final SeqRing<Block> unacked;
     private final LossRanges loss = new LossRanges();
@@ -59,10 +70,15 @@ final class UdtSender {
     void write(ByteBuf data) {
         int bytes = data.readableBytes();
         if (!messageMode) {
-            if (bytes == 0) {
+            if (bytes <= COPIED_WRITE_BYTES) {
+                if (bytes > 0) {
+                    room(bytes).writeBytes(data, data.readerIndex(), bytes);
+                    pendingBytes += bytes;
+                }
                 data.release();
                 return;
             }
+            tail = null;
             stream.add(data);
             pendingBytes += bytes;
             return;
@@ -80,6 +96,24 @@ final class UdtSender {
         } finally {
             data.release();
         }
+    }
+
+    /** Appends a 4-byte big-endian word to the byte stream (a framing header); stream mode only. */
+    void writeWord(int word) {
+        if (messageMode) {
+            throw new IllegalStateException("a message socket writes whole messages");
+        }
+        room(4).writeInt(word);
+        pendingBytes += 4;
+    }
+
+    /** The tail buffer, with room for {@code bytes} without growing (slices of it are out). */
+    private ByteBuf room(int bytes) {
+        if (tail == null || tail.writableBytes() < bytes) {
+            tail = alloc.buffer(Math.max(TAIL_BYTES, bytes));
+            stream.add(tail);
+        }
+        return tail;
     }
 
     /**
@@ -125,7 +159,7 @@ final class UdtSender {
         if (head.readableBytes() >= want) {
             payload = head.readRetainedSlice(want);
             if (!head.isReadable()) {
-                stream.poll().release();
+                release(stream.poll());
             }
         } else {
             payload = alloc.buffer(want);
@@ -134,11 +168,19 @@ final class UdtSender {
                 int n = Math.min(payload.writableBytes(), h.readableBytes());
                 payload.writeBytes(h, n);
                 if (!h.isReadable()) {
-                    stream.poll().release();
+                    release(stream.poll());
                 }
             }
         }
         return new Block(payload, UdtPacket.BOUNDARY_SOLO | nextStreamMessage());
+    }
+
+    /** Releases a buffer of the stream that was read to its end; the tail is done with once it is read. */
+    private void release(ByteBuf done) {
+        if (done == tail) {
+            tail = null;
+        }
+        done.release();
     }
 
     private int nextStreamMessage() {
@@ -241,6 +283,7 @@ final class UdtSender {
         for (ByteBuf b; (b = stream.poll()) != null; ) {
             b.release();
         }
+        tail = null;
         for (Block b; (b = messages.poll()) != null; ) {
             b.payload.release();
         }

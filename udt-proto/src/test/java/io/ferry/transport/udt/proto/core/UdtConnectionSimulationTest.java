@@ -82,6 +82,11 @@ class UdtConnectionSimulationTest {
             SplittableRandom sizes = new SplittableRandom(4);
             for (int i = 0; i < 300; i++) {
                 byte[] chunk = pattern(i % 3 == 0 ? 1 + sizes.nextInt(100) : 1 + sizes.nextInt(40_000), i);
+                if (i % 5 == 0) {
+                    // a framing header: copied into the sender's tail buffer with the small writes around it
+                    sim.a.conn.writeWord(0x01020300 | (i & 0xFF));
+                    all.writeBytes(new byte[] {1, 2, 3, (byte) i});
+                }
                 all.writeBytes(chunk);
                 sim.a.conn.write(Unpooled.wrappedBuffer(chunk));
                 if (i % 7 == 0) {
