@@ -65,7 +65,7 @@ class FanInFromOneAddressTest {
                     });
             Channel server = sb.bind().sync().channel();
             int port = ((InetSocketAddress) server.localAddress()).getPort();
-            try {
+            try (LoopStallWatch stalls = new LoopStallWatch(server.eventLoop().parent())) {
                 List<CompletableFuture<Long>> echoes = new ArrayList<>();
                 List<Channel> clients = new ArrayList<>();
                 for (int i = 0; i < CLIENTS; i++) {
@@ -105,7 +105,7 @@ class FanInFromOneAddressTest {
                 }
                 int total = served;
                 assertTrue(failures.isEmpty(), () -> (CLIENTS - total) + " of " + CLIENTS + " clients over " + spec
-                        + " were not served, e.g. " + String.join("; ", failures.subList(0, Math.min(3, failures.size()))));
+                        + " were not served, e.g. " + String.join("; ", failures.subList(0, Math.min(3, failures.size()))) + stalls.report());
                 for (Channel c : clients) {
                     assertTrue(c.close().await(30, TimeUnit.SECONDS), "closed in time: " + c);
                 }
