@@ -77,8 +77,8 @@ final class StripedClientSession implements MemberHandler.Handshake {
         } else {
             closeUnconnected(cause);
         }
-        // A member still connecting is closed once its connect ends: UDT's native library does not
-        // survive a socket closed in the middle of its connect.
+        // A member still connecting is closed once its connect ends, so that its transport never sees a
+        // close racing a handshake in progress (the JNI UDT4 that udt:// once ran on crashed on that race).
         for (ChannelFuture f : connects) {
             if (f != null) {
                 f.addListener(done -> f.channel().close());
