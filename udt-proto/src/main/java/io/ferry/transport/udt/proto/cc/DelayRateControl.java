@@ -241,16 +241,22 @@ final class DelayRateControl {
             return;
         }
         long since = now - WARM_UP_ACK_WINDOW_NANOS;
-        double ackedPps = (ackedTotal - at(historyAcked, since)) * 1e9 / WARM_UP_ACK_WINDOW_NANOS;
-        if (peerArrivalPps > 0 && lostSoFar > 0) {
-            // the cumulative ACK that follows a repaired hole acknowledges a burst the path did not pass
-            // in that window; the receiver's own arrival rate does not jump so (see endRound)
-            ackedPps = Math.min(ackedPps, peerArrivalPps);
-        }
+        double ackedPps = delivered((ackedTotal - at(historyAcked, since)) * 1e9 / WARM_UP_ACK_WINDOW_NANOS);
         if (ackedPps >= WARM_UP_ACKED_SHARE * pps) {
             pps = Math.min(maxPps, pps * STARTUP_GAIN);
             lastWarmUpGrowth = now;
         }
+    }
+
+    /**
+     * What the path delivered, from an acknowledged rate: capped by the receiver's arrival rate once the
+     * path lost a packet, for the cumulative ACK that follows a repaired hole acknowledges in one window a
+     * burst the path passed over several. Not before: on a clean long path the receiver's median (of gaps
+     * read in batches) can run below the acknowledged rate, and capping by it there slowed a 200 Mbit/s,
+     * 150 ms start-up by 8 %.
+     */
+    private double delivered(double ackedPps) {
+        return peerArrivalPps > 0 && lostSoFar > 0 ? Math.min(ackedPps, peerArrivalPps) : ackedPps;
     }
 
     /**
@@ -323,13 +329,7 @@ final class DelayRateControl {
 
     private void endRound(long now, double elapsedMs, double rttMs, long sent, long sentThen, long lost, long acked) {
         rounds++;
-        double ackedPps = acked * 1000.0 / elapsedMs;
-        if (peerArrivalPps > 0 && lostSoFar > 0) {
-            // a repaired hole's cumulative ACK is no delivery rate. Only once the path lost a packet: on
-            // a clean long path the receiver's median (of gaps read in batches) can run below the
-            // acknowledged rate, and capping by it there had slowed a 200 Mbit/s, 150 ms start-up by 8 %
-            ackedPps = Math.min(ackedPps, peerArrivalPps);
-        }
+        double ackedPps = delivered(acked * 1000.0 / elapsedMs);
         recentAckedPps[recentAckedNext++ % EXIT_RATE_ROUNDS] = ackedPps;
         double measured = Math.max(0, rttMs - minRttMs);
         double target = Math.min(MAX_TARGET_MS, Math.max(MIN_TARGET_MS, minRttMs / 4));
