@@ -2,6 +2,7 @@ package io.ferry.transport.udt;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.udt.proto.core.UdtConnection;
+import io.ferry.transport.udt.proto.core.UdtCounters;
 
 /**
  * A UDT channel's {@link TransportStatistics}: the application's bytes both ways (Ferry's frame headers
@@ -24,14 +25,15 @@ final class UdtChannelStatistics {
         if (connection == null || connection.payloadBytes() == 0) {
             return b.build();
         }
-        b.bytesSent(Math.max(0, connection.bytesSent() - framingBytesSent)).bytesReceived(payloadReceived)
-                .retransmissions(connection.packetsResent()).packetsLost(connection.packetsReportedLost())
+        UdtCounters counters = connection.counters();
+        b.bytesSent(Math.max(0, counters.bytesSent() - framingBytesSent)).bytesReceived(payloadReceived)
+                .retransmissions(counters.packetsResent()).packetsLost(counters.packetsReportedLost())
                 .smoothedRttMicros(connection.rttMicros()).rttVarianceMicros(connection.rttVarianceMicros())
                 .congestionWindowBytes(Math.min(Integer.MAX_VALUE, connection.congestionControl().cwndBytes()));
-        if (connection.capacityPacketsPerSecond() > 0) {
-            b.estimatedBandwidth((long) connection.capacityPacketsPerSecond() * connection.payloadBytes());
+        if (counters.capacityPacketsPerSecond() > 0) {
+            b.estimatedBandwidth((long) counters.capacityPacketsPerSecond() * connection.payloadBytes());
         }
-        long rate = connection.pacingRateBytesPerSecond();
+        long rate = counters.pacingRateBytesPerSecond();
         if (rate > 0 && rate != Long.MAX_VALUE) {
             b.sendRate(rate);
         }

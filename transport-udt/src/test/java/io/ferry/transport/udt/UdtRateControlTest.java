@@ -79,7 +79,7 @@ class UdtRateControlTest {
         // samples the pace every 20 ms until the transfer's own completion ends the loop
         while (!received.all.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
             highest = Math.max(highest, client.eventLoop().submit(() -> {
-                long r = client.connection().pacingRateBytesPerSecond();
+                long r = client.connection().counters().pacingRateBytesPerSecond();
                 return r == Long.MAX_VALUE ? 0 : r;
             }).get());
             Thread.sleep(20);

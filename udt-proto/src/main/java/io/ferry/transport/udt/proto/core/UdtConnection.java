@@ -39,7 +39,6 @@ public final class UdtConnection implements EngineConnection {
     public static final int CLOSED = ConnectionOutput.CLOSED;
 
     static final long SYN_NANOS = 10_000_000L;
-    private static final long MIN_EXPIRY_NANOS = 300_000_000L;
     private static final long MIN_NAK_INTERVAL_NANOS = 20_000_000L;
     /**
      * A connected side that has sent nothing for this long sends a keep-alive, whatever its EXP timer says.
@@ -83,17 +82,11 @@ public final class UdtConnection implements EngineConnection {
     private int rttVarMicros = 50_000;
     private long nextAckNanos = Long.MAX_VALUE;
     private long nextNakNanos = Long.MAX_VALUE;
-    private long lastHeardNanos;
-    private long expiryBaseNanos;
+    private final UdtExpiry expiry;
     private long eventNanos;
-    private int expiries = 1;
     private long sendAtNanos = Long.MAX_VALUE;
     private long lastSentNanos;
-    private long lingerDeadlineNanos = Long.MAX_VALUE;
-    /** While closing: when the wait for the ACK2 of our final ACK ends ({@link #awaitFinalAck2}). */
-    private long finalAckDeadlineNanos = Long.MAX_VALUE;
-    static final int FINAL_ACK_WAIT_RTTS = 4;
-    static final long FINAL_ACK_WAIT_MIN_NANOS = 50_000_000L;
+    private final UdtClosing linger = new UdtClosing();
     private boolean writable = true;
     private boolean endOfStream;
     private long unacknowledgedAtShutdown;
@@ -107,8 +100,7 @@ public final class UdtConnection implements EngineConnection {
         this.socketId = socketId;
         this.setup = setup;
         this.startNanos = nowNanos;
-        this.lastHeardNanos = nowNanos;
-        this.expiryBaseNanos = nowNanos;
+        this.expiry = new UdtExpiry(nowNanos);
         this.eventNanos = nowNanos;
         this.lastSentNanos = nowNanos;
     }
@@ -160,8 +152,7 @@ public final class UdtConnection implements EngineConnection {
         }
         pacer = new Pacer(2 * payloadBytes);
         phase = Phase.CONNECTED;
-        lastHeardNanos = nowNanos;
-        expiryBaseNanos = nowNanos;
+        expiry.restart(nowNanos);
         out.event(CONNECTED);
     }
 
@@ -174,13 +165,8 @@ public final class UdtConnection implements EngineConnection {
             return;
         }
         eventNanos = nowNanos;
-        lastHeardNanos = nowNanos;
-        if (!UdtPacket.isControl(packet) || UdtPacket.controlType(packet) != UdtPacket.KEEP_ALIVE) {
-            // a keep-alive says the peer lives, not that it got anything: it must not push back the EXP
-            // timer, which alone resends a lost tail ({@link #KEEP_ALIVE_NANOS})
-            expiryBaseNanos = nowNanos;
-            expiries = 1;
-        }
+        // a keep-alive must not push back the EXP timer, which alone resends a lost tail ({@link #KEEP_ALIVE_NANOS})
+        expiry.heard(nowNanos, UdtPacket.isControl(packet) && UdtPacket.controlType(packet) == UdtPacket.KEEP_ALIVE);
         if (!UdtPacket.isControl(packet)) {
             if (receiver != null) {
                 receiver.onData(packet, nowNanos);
@@ -381,23 +367,27 @@ public final class UdtConnection implements EngineConnection {
     }
 
     private long expiryDeadline() {
-        long interval = Math.max(expiries * (rttMicros + 4L * rttVarMicros) * 1000L + SYN_NANOS, expiries * MIN_EXPIRY_NANOS);
-        return expiryBaseNanos + interval;
+        return expiry.deadlineNanos(rttMicros, rttVarMicros);
     }
 
     private void onExpiry(long nowNanos) {
-        if (nowNanos - lastHeardNanos >= config.peerTimeoutNanos() && expiries > 4) {
-            fail(new UdtException("the UDT peer went silent: nothing heard for " + (nowNanos - lastHeardNanos) / 1_000_000 + " ms"));
+        if (expiry.peerGone(nowNanos, config.peerTimeoutNanos())) {
+            fail(new UdtException("the UDT peer went silent: nothing heard for " + expiry.silentMillis(nowNanos) + " ms"));
             return;
         }
-        if (sender.hasUnacked() || sender.pendingBytes() > 0) {
+        boolean resend = sender.hasUnacked() || sender.pendingBytes() > 0;
+        if (resend) {
             sender.onExpiry();
             cc.onTimeout(nowNanos);
         } else {
             sendKeepAlive();
         }
-        expiries++;
-        expiryBaseNanos = nowNanos;
+        expiry.expired(nowNanos, resend);
+    }
+
+    /** The congestion window in packets (at least 2). */
+    private long windowPackets() {
+        return Math.max(2, cc.cwndBytes() / payloadBytes);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -455,7 +445,7 @@ public final class UdtConnection implements EngineConnection {
         } else if (phase == Phase.CONNECTED) {
             eventNanos = nowNanos;
             phase = Phase.CLOSING;
-            lingerDeadlineNanos = nowNanos + Math.max(0, lingerNanos);
+            linger.start(lingerNanos, nowNanos);
             afterEvent(nowNanos);
         }
     }
@@ -475,10 +465,13 @@ public final class UdtConnection implements EngineConnection {
             return;
         }
         trySend(nowNanos);
-        if (phase == Phase.CLOSING && (sender.isDrained() || nowNanos >= lingerDeadlineNanos)) {
+        if (phase == Phase.CLOSING && (sender.isDrained() || linger.expired(nowNanos))) {
             long unsent = sender.bufferedBytes();
             receiver.finalAck(nowNanos, rttMicros, rttVarMicros); // what the peer sent last is confirmed before we go
-            if (awaitFinalAck2(nowNanos)) {
+            if (linger.awaitFinalAck2(receiver.wantsAckTimer(), rttMicros, rttVarMicros, nowNanos)) {
+                if (nextAckNanos == Long.MAX_VALUE) {
+                    nextAckNanos = nowNanos + SYN_NANOS; // the ACK timer repeats the final ACK meanwhile
+                }
                 return;
             }
             sendShutdown();
@@ -494,39 +487,16 @@ public final class UdtConnection implements EngineConnection {
         updateWritability();
     }
 
-    /**
-     * Whether to wait, before the shutdown, for the ACK2 that says the peer read our acknowledgement of its
-     * last data. UDT's shutdown carries no acknowledgement: when the final ACK was lost, a peer that saw
-     * the shutdown with bytes unacknowledged took a delivered stream for lost (a striped close over 2 %
-     * loss failed so, once in several runs). The ACK timer repeats the full ACK every round trip; the wait
-     * ends with the ACK2, or after {@link #FINAL_ACK_WAIT_RTTS} round trips (at least
-     * {@link #FINAL_ACK_WAIT_MIN_NANOS}) or the linger, whichever comes first (a peer gone answers nothing).
-     */
-    private boolean awaitFinalAck2(long nowNanos) {
-        if (!receiver.wantsAckTimer() || nowNanos >= lingerDeadlineNanos || nowNanos >= finalAckDeadlineNanos) {
-            return false;
-        }
-        if (finalAckDeadlineNanos == Long.MAX_VALUE) {
-            long wait = Math.max(FINAL_ACK_WAIT_MIN_NANOS, FINAL_ACK_WAIT_RTTS * (rttMicros + 4L * rttVarMicros) * 1000L);
-            finalAckDeadlineNanos = nowNanos + wait;
-            lingerDeadlineNanos = Math.min(lingerDeadlineNanos, finalAckDeadlineNanos); // the timer that ends the wait
-        }
-        if (nextAckNanos == Long.MAX_VALUE) {
-            nextAckNanos = nowNanos + SYN_NANOS;
-        }
-        return true;
-    }
-
     private void trySend(long nowNanos) {
         sendAtNanos = Long.MAX_VALUE;
-        long window = Math.max(2, cc.cwndBytes() / payloadBytes);
+        long window = windowPackets();
         long rate = cc.pacingRateBytesPerSecond(rttMicros * 1000L);
         if (maxBandwidth > 0) {
             rate = Math.min(rate, maxBandwidth);
         }
         lastPacingRate = rate;
         boolean pairSecond = false;
-        for (long seq; (seq = sender.peekNext((int) Math.min(Integer.MAX_VALUE, window))) >= 0; ) {
+        for (long seq; expiry.maySend() && (seq = sender.peekNext((int) Math.min(Integer.MAX_VALUE, window))) >= 0; ) {
             if (!pairSecond && !pacer.canSend(nowNanos, rate)) {
                 sendAtNanos = pacer.nextSendTimeNanos(nowNanos, rate);
                 return;
@@ -539,6 +509,7 @@ public final class UdtConnection implements EngineConnection {
             packet.writeBytes(b.payload, b.payload.readerIndex(), len);
             out.send(packet);
             lastSentNanos = nowNanos;
+            expiry.sent();
             pacer.onSent(packet.readableBytes(), nowNanos, rate);
             cc.onPacketSent(len, b.resent, inflight, nowNanos);
             pairSecond = !b.resent && (SeqNumbers.wire(seq) & 0xF) == 0;
@@ -626,7 +597,7 @@ public final class UdtConnection implements EngineConnection {
             case CONNECTING -> setup.nextDeadlineNanos();
             case CLOSED -> Long.MAX_VALUE;
             default -> Math.min(Math.min(Math.min(nextAckNanos, nextNakNanos), Math.min(sendAtNanos,
-                    Math.min(expiryDeadline(), lingerDeadlineNanos))), lastSentNanos + KEEP_ALIVE_NANOS);
+                    Math.min(expiryDeadline(), linger.deadlineNanos()))), lastSentNanos + KEEP_ALIVE_NANOS);
         };
     }
 
@@ -706,57 +677,18 @@ public final class UdtConnection implements EngineConnection {
         return sender == null ? 0 : sender.bufferedBytes();
     }
 
-    /** Data packets sent for the first time, and again. */
-    public long packetsSent() {
-        return sender == null ? 0 : sender.packetsSent();
-    }
-
-    public long packetsResent() {
-        return sender == null ? 0 : sender.packetsResent();
-    }
-
-    public long packetsReceived() {
-        return receiver == null ? 0 : receiver.packetsReceived();
-    }
-
-    /** Data packets dropped because the receive buffer was full of unread data (flow control). */
-    public long packetsDroppedForSpace() {
-        return receiver == null ? 0 : receiver.overflows();
-    }
-
-    /** Data packets received twice (or before the window). */
-    public long duplicatePackets() {
-        return receiver == null ? 0 : receiver.duplicates();
-    }
-
     /** The RTT variance in microseconds. */
     public int rttVarianceMicros() {
         return rttVarMicros;
     }
 
-    /** Payload bytes sent for the first time. */
-    public long bytesSent() {
-        return sender == null ? 0 : sender.bytesSent();
-    }
-
-    /** Packets the peer reported lost. */
-    public long packetsReportedLost() {
-        return lossReports;
-    }
-
-    /** The peer's latest link-capacity estimate, packets per second (0 before one came). */
-    public int capacityPacketsPerSecond() {
-        return capacityPackets;
-    }
-
-    /** The rate the sender paced at when it last sent, bytes per second ({@link Long#MAX_VALUE}: unpaced). */
-    public long pacingRateBytesPerSecond() {
-        return lastPacingRate;
-    }
-
-    /** Whether the connection is past its handshake and not closed (it may be closing). */
-    public boolean isEstablished() {
-        return phase == Phase.CONNECTED || phase == Phase.CLOSING;
+    /** What the connection counted so far. */
+    public UdtCounters counters() {
+        if (sender == null) {
+            return new UdtCounters(0, 0, 0, 0, 0, 0, lossReports, capacityPackets, lastPacingRate);
+        }
+        return new UdtCounters(sender.packetsSent(), sender.packetsResent(), sender.bytesSent(), receiver.packetsReceived(),
+                receiver.duplicates(), receiver.overflows(), lossReports, capacityPackets, lastPacingRate);
     }
 
     /** Where the connection stands, for a person reading a log or a failed test. */
@@ -771,7 +703,7 @@ public final class UdtConnection implements EngineConnection {
                     .append("; receive: received=").append(receiver.packetsReceived()).append(" unconsumed=")
                     .append(receiver.unconsumedBytes()).append(" overflows=").append(receiver.overflows())
                     .append(" duplicates=").append(receiver.duplicates()).append(" losses=").append(receiver.lossSize())
-                    .append("; rtt=").append(rttMicros).append("us/").append(rttVarMicros).append("us expiries=").append(expiries)
+                    .append("; rtt=").append(rttMicros).append("us/").append(rttVarMicros).append("us expiries=").append(expiry.count())
                     .append(" cwnd=").append(cc.cwndBytes()).append(" rate=").append(lastPacingRate)
                     .append(" deadlines ack=").append(nextAckNanos == Long.MAX_VALUE ? "-" : (nextAckNanos - eventNanos) / 1000 + "us")
                     .append(" nak=").append(nextNakNanos == Long.MAX_VALUE ? "-" : (nextNakNanos - eventNanos) / 1000 + "us")

@@ -46,7 +46,7 @@ class UdtConnectionSimulationTest {
             assertTrue(sim.runUntil(() -> sim.b.received.size() == up.length && sim.a.received.size() == down.length, 30 * S));
             assertArrayEquals(up, sim.b.received.toByteArray());
             assertArrayEquals(down, sim.a.received.toByteArray());
-            assertEquals(0, sim.a.conn.packetsResent(), "nothing lost, nothing resent");
+            assertEquals(0, sim.a.conn.counters().packetsResent(), "nothing lost, nothing resent");
             assertTrue(sim.runUntil(() -> sim.a.conn.bufferedBytes() == 0 && sim.b.conn.bufferedBytes() == 0, 31 * S),
                     "everything acknowledged");
         } finally {
@@ -66,7 +66,7 @@ class UdtConnectionSimulationTest {
             assertTrue(sim.runUntil(() -> sim.b.received.size() >= up.length, 120 * S),
                     "delivered " + sim.b.received.size() + " of " + up.length + " by " + sim.now / MS + " ms");
             assertArrayEquals(up, sim.b.received.toByteArray());
-            assertTrue(sim.a.conn.packetsResent() > 0, "losses were repaired by retransmission");
+            assertTrue(sim.a.conn.counters().packetsResent() > 0, "losses were repaired by retransmission");
         } finally {
             sim.dispose();
         }
@@ -284,18 +284,18 @@ class UdtConnectionSimulationTest {
                 sim.runUntil(() -> false, start + i * 500 * MS);
                 if (Boolean.getBoolean("udt.trace")) {
                     System.out.printf("%5d ms: %9d bytes, sent %6d resent %6d dropped %6d rtt %6d us, %s%n", i * 500, sim.b.bytes,
-                            sim.a.conn.packetsSent(), sim.a.conn.packetsResent(), sim.datagramsDropped, sim.a.conn.rttMicros(),
+                            sim.a.conn.counters().packetsSent(), sim.a.conn.counters().packetsResent(), sim.datagramsDropped, sim.a.conn.rttMicros(),
                             sim.a.conn.congestionControl());
                 }
                 if (i == 4) {
                     start2 = sim.b.bytes;
-                    resent2 = sim.a.conn.packetsResent();
-                    sent2 = sim.a.conn.packetsSent();
+                    resent2 = sim.a.conn.counters().packetsResent();
+                    sent2 = sim.a.conn.counters().packetsSent();
                 }
             }
             double mbps = (sim.b.bytes - start2) * 8.0 / 10 / 1e6;
-            long resent = sim.a.conn.packetsResent() - resent2;
-            long sent = sim.a.conn.packetsSent() - sent2;
+            long resent = sim.a.conn.counters().packetsResent() - resent2;
+            long sent = sim.a.conn.counters().packetsSent() - sent2;
             System.out.printf("ferry through 20 Mbit/s, 100 ms, 1 %% loss, 150 ms queue, seed %d: %.1f Mbit/s from 2 s to 12 s, "
                     + "%d of %d packets resent%n", seed, mbps, resent, sent);
             assertTrue(mbps > 0.6 * 20 * 1456 / 1500, "moved " + mbps + " Mbit/s through a 20 Mbit/s link with 1 % loss");
@@ -378,6 +378,46 @@ class UdtConnectionSimulationTest {
         }
     }
 
+    /**
+     * A sender that hears nothing back (its packets all dropped, its peer's keep-alives still arriving) backs
+     * off as TCP's retransmission timeout does: after a silent expiry only a packet pair leaves until
+     * something is heard. Without it each expiry resent the whole window at the unchanged rate, which
+     * kept an overflowing server socket overflowing (FanInFromOneAddressTest over udt: 23 to 40 of 200
+     * clients declared dead after 11 s, 32,000 drops per server socket). Once the path clears the first
+     * packet heard restores the window and everything arrives.
+     */
+    @Test
+    void aSenderHearingNothingBacksOffAndRecoversWhenThePathClears() {
+        UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
+        try {
+            assertTrue(sim.runUntil(() -> sim.a.connected && sim.b.connected, 5 * S));
+            long blackoutEnds = sim.now + 5 * S;
+            java.util.Set<Integer> sent = new java.util.HashSet<>();
+            int[] resent = {0};
+            sim.dropIf = (from, packet) -> {
+                if (from != sim.a || sim.now >= blackoutEnds) {
+                    return false;
+                }
+                if (!UdtPacket.isControl(packet) && !sent.add(UdtPacket.sequence(packet))) {
+                    resent[0]++;
+                }
+                return true;
+            };
+            byte[] data = pattern(200 * 1400, 11);
+            sim.write(sim.a, Unpooled.wrappedBuffer(data));
+            sim.runUntil(() -> false, blackoutEnds);
+            assertTrue(!sim.a.closed && !sim.b.closed, "both sides still up after 5 s of one-way silence");
+            // two per expiry; the whole window again on each of the 5 expiries before
+            assertTrue(resent[0] <= 2 * 6, "A resent " + resent[0] + " data packets of a window of "
+                    + sent.size() + " into 5 s of silence");
+            assertTrue(sim.runUntil(() -> sim.b.received.size() == data.length, sim.now + 30 * S),
+                    "after the path cleared: " + sim.b.received.size() + " of " + data.length + " bytes");
+            assertArrayEquals(data, sim.b.received.toByteArray());
+        } finally {
+            sim.dispose();
+        }
+    }
+
     @Test
     void anIdleConnectionStaysUpOnKeepAlives() {
         UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
@@ -409,7 +449,7 @@ class UdtConnectionSimulationTest {
                     sim.runUntil(() -> false, start + i * 100 * MS);
                     UdtDaimd d = (UdtDaimd) sim.a.conn.congestionControl();
                     System.out.printf("%d ms: %d bytes, period %.2f, cwnd %d, slow %s, resent %d, dropped %d, rtt %d%n", i * 100, sim.b.bytes,
-                            d.periodMicros(), d.cwndBytes() / 1456, d.inSlowStart(), sim.a.conn.packetsResent(), sim.datagramsDropped, sim.a.conn.rttMicros());
+                            d.periodMicros(), d.cwndBytes() / 1456, d.inSlowStart(), sim.a.conn.counters().packetsResent(), sim.datagramsDropped, sim.a.conn.rttMicros());
                 }
             }
             sim.runUntil(() -> false, start + 2 * S);
