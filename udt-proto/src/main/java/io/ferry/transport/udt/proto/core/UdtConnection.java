@@ -8,7 +8,6 @@ import io.ferry.transport.ledbat.core.ConnectionSink;
 import io.ferry.transport.ledbat.core.EngineConnection;
 import io.ferry.transport.udt.proto.cc.UdtRateFeedback;
 import io.ferry.transport.udt.proto.wire.Handshake;
-import io.ferry.transport.udt.proto.wire.LossList;
 import io.ferry.transport.udt.proto.wire.SeqNumbers;
 import io.ferry.transport.udt.proto.wire.UdtPacket;
 import io.netty.buffer.ByteBuf;
@@ -23,10 +22,10 @@ import java.net.InetAddress;
  * <p>Three ways in: {@link #connect} (a client: request, the listener's cookie, request with the
  * cookie, response), {@link #accept} (a listener's side once {@link UdtListener} checked the cookie)
  * and {@link #rendezvous} (both sides request, answer -1, and the first connected confirms with -2).
- * Once connected the {@link UdtSender} and {@link UdtReceiver} halves do the work; this class owns the
- * phase, the round-trip estimate and every timer: ACK (SYN, 10 ms), periodic NAK, EXP (retransmission
- * and keep-alive, UDT4's rule: {@code max(n * (RTT + 4 RTTVar) + SYN, n * 300 ms)} after the n-th
- * silent expiry) and the pacer.
+ * Once connected the {@link UdtSender} and {@link UdtReceiver} halves do the work, {@link UdtFeedback}
+ * takes the peer's ACKs and NAKs into the sender and the rate control, and {@link UdtRtt} keeps the
+ * round-trip estimate; this class owns the phase and every timer: ACK (SYN, 10 ms), periodic NAK, EXP
+ * ({@link UdtExpiry}), the graceful close's ({@link UdtClosing}), keep-alive and the pacer.
  */
 public final class UdtConnection implements EngineConnection {
     /** Event bit: the handshake completed. */
@@ -78,8 +77,8 @@ public final class UdtConnection implements EngineConnection {
     private UdtReceiver receiver;
     private CongestionControl cc;
     private Pacer pacer;
-    private int rttMicros = 100_000;
-    private int rttVarMicros = 50_000;
+    private final UdtRtt rtt = new UdtRtt();
+    private UdtFeedback feedback;
     private long nextAckNanos = Long.MAX_VALUE;
     private long nextNakNanos = Long.MAX_VALUE;
     private final UdtExpiry expiry;
@@ -91,8 +90,6 @@ public final class UdtConnection implements EngineConnection {
     private boolean endOfStream;
     private long unacknowledgedAtShutdown;
     private long maxBandwidth = -1;
-    private int capacityPackets;
-    private long lossReports;
     private long lastPacingRate;
 
     private UdtConnection(UdtConfig config, int socketId, UdtHandshaker setup, long nowNanos) {
@@ -151,6 +148,7 @@ public final class UdtConnection implements EngineConnection {
             f.setMaxWindowPackets(Math.min(config.flowWindowPackets(), Math.max(2, peerFlowWindow)));
         }
         pacer = new Pacer(2 * payloadBytes);
+        feedback = new UdtFeedback(this, sender, cc, rtt);
         phase = Phase.CONNECTED;
         expiry.restart(nowNanos);
         out.event(CONNECTED);
@@ -187,12 +185,12 @@ public final class UdtConnection implements EngineConnection {
             return;
         }
         switch (type) {
-            case UdtPacket.ACK -> onAck(p, nowNanos);
-            case UdtPacket.NAK -> onNak(p, nowNanos);
+            case UdtPacket.ACK -> feedback.onAck(p, nowNanos);
+            case UdtPacket.NAK -> feedback.onNak(p, nowNanos);
             case UdtPacket.ACK2 -> {
-                long rtt = receiver.onAck2(UdtPacket.secondWord(p), nowNanos);
-                if (rtt > 0) {
-                    sampleRtt(rtt);
+                long sample = receiver.onAck2(UdtPacket.secondWord(p), nowNanos);
+                if (sample > 0) {
+                    rtt.sample(sample);
                 }
             }
             case UdtPacket.DROP_REQUEST -> receiver.onDrop(p);
@@ -233,79 +231,6 @@ public final class UdtConnection implements EngineConnection {
 
     private void connectedBy(Handshake peer, long nowNanos) {
         established(peer.socketId(), peer.mss(), peer.flowWindow(), setup.ours().initialSeq(), peer.initialSeq(), nowNanos);
-    }
-
-    private void onAck(ByteBuf p, long nowNanos) {
-        int body = UdtPacket.bodyLength(p);
-        if (body < 4) {
-            return;
-        }
-        long ack = SeqNumbers.widen(UdtPacket.bodyWord(p, 0), sender.lastAck());
-        if (ack > sender.next() || ack < sender.lastAck() - (1L << 29)) {
-            return;
-        }
-        if (body < 16) {
-            int before = (int) (ack - sender.lastAck());
-            if (before > 0) {
-                sender.flowWindow(sender.flowWindow() - before);
-                onAcked(sender.onAck(ack), -1, nowNanos);
-            }
-            return;
-        }
-        int ackNumber = UdtPacket.secondWord(p);
-        ByteBuf ack2 = control(UdtPacket.ACK2, ackNumber, 4);
-        ack2.writeInt(0);
-        transmit(ack2);
-        if (ack >= sender.lastAck()) {
-            sender.flowWindow(UdtPacket.bodyWord(p, 3));
-        }
-        int rtt = UdtPacket.bodyWord(p, 1);
-        if (rtt > 0) {
-            sampleRtt(rtt);
-        }
-        if (body >= 24) {
-            int link = UdtPacket.bodyWord(p, 5);
-            if (link > 0) {
-                capacityPackets = link;
-            }
-            if (cc instanceof UdtRateFeedback f) {
-                f.onPeerRates(UdtPacket.bodyWord(p, 4), link);
-            }
-        }
-        cc.onDelaySample(rtt, nowNanos);
-        onAcked(ack > sender.lastAck() ? sender.onAck(ack) : 0, rtt > 0 ? rtt * 1000L : -1, nowNanos);
-    }
-
-    /** UDT4's smoothing of a round-trip sample, in microseconds: RTT by 1/8, its variance by 1/4 (draft-gg-udt-03 6.2). */
-    private void sampleRtt(long micros) {
-        rttVarMicros = (int) Math.min(Integer.MAX_VALUE, (rttVarMicros * 3L + Math.abs(micros - rttMicros)) >> 2);
-        rttMicros = (int) Math.min(Integer.MAX_VALUE, (rttMicros * 7L + micros) >> 3);
-    }
-
-    private void onAcked(long bytes, long rttSampleNanos, long nowNanos) {
-        cc.onAck(bytes, sender.unackedBytes() + bytes, rttSampleNanos, nowNanos);
-    }
-
-    private void onNak(ByteBuf p, long nowNanos) {
-        long[] lowest = {Long.MAX_VALUE, 0};
-        long near = sender.lastAck();
-        boolean ok = LossList.read(p, p.readerIndex() + UdtPacket.HEADER_BYTES, UdtPacket.bodyLength(p) / 4, (first, last) -> {
-            long f = SeqNumbers.widen(first, near);
-            long l = SeqNumbers.widen(last, f);
-            lowest[1] += Math.max(0, l - f + 1);
-            if (sender.onLoss(f, l) > 0 || f >= near) {
-                lowest[0] = Math.min(lowest[0], f);
-            }
-        });
-        if (!ok || lowest[0] == Long.MAX_VALUE) {
-            return;
-        }
-        lossReports += lowest[1];
-        if (cc instanceof UdtRateFeedback f) {
-            f.onLossReport(lowest[0], lowest[1], sender.next() - 1);
-        } else {
-            cc.onLoss(nowNanos, rttMicros * 1000L);
-        }
     }
 
     /**
@@ -350,11 +275,11 @@ public final class UdtConnection implements EngineConnection {
             return;
         }
         if (nowNanos >= nextAckNanos) {
-            receiver.onAckTimer(nowNanos, rttMicros, rttVarMicros);
+            receiver.onAckTimer(nowNanos, rtt.micros(), rtt.varianceMicros());
             nextAckNanos = Long.MAX_VALUE;
         }
         if (nowNanos >= nextNakNanos) {
-            receiver.onNakTimer(nowNanos, Math.max(SYN_NANOS, rttMicros * 1000L));
+            receiver.onNakTimer(nowNanos, Math.max(SYN_NANOS, rtt.micros() * 1000L));
             nextNakNanos = Long.MAX_VALUE;
         }
         if (nowNanos >= expiryDeadline()) {
@@ -367,7 +292,7 @@ public final class UdtConnection implements EngineConnection {
     }
 
     private long expiryDeadline() {
-        return expiry.deadlineNanos(rttMicros, rttVarMicros);
+        return expiry.deadlineNanos(rtt.micros(), rtt.varianceMicros());
     }
 
     private void onExpiry(long nowNanos) {
@@ -467,8 +392,8 @@ public final class UdtConnection implements EngineConnection {
         trySend(nowNanos);
         if (phase == Phase.CLOSING && (sender.isDrained() || linger.expired(nowNanos))) {
             long unsent = sender.bufferedBytes();
-            receiver.finalAck(nowNanos, rttMicros, rttVarMicros); // what the peer sent last is confirmed before we go
-            if (linger.awaitFinalAck2(receiver.wantsAckTimer(), rttMicros, rttVarMicros, nowNanos)) {
+            receiver.finalAck(nowNanos, rtt.micros(), rtt.varianceMicros()); // what the peer sent last is confirmed before we go
+            if (linger.awaitFinalAck2(receiver.wantsAckTimer(), rtt.micros(), rtt.varianceMicros(), nowNanos)) {
                 if (nextAckNanos == Long.MAX_VALUE) {
                     nextAckNanos = nowNanos + SYN_NANOS; // the ACK timer repeats the final ACK meanwhile
                 }
@@ -482,7 +407,7 @@ public final class UdtConnection implements EngineConnection {
             nextAckNanos = nowNanos + SYN_NANOS;
         }
         if (receiver.hasLoss() && nextNakNanos == Long.MAX_VALUE) {
-            nextNakNanos = nowNanos + Math.max(MIN_NAK_INTERVAL_NANOS, (rttMicros + 4L * rttVarMicros) * 1000L);
+            nextNakNanos = nowNanos + Math.max(MIN_NAK_INTERVAL_NANOS, rtt.expiryNanos());
         }
         updateWritability();
     }
@@ -490,7 +415,7 @@ public final class UdtConnection implements EngineConnection {
     private void trySend(long nowNanos) {
         sendAtNanos = Long.MAX_VALUE;
         long window = windowPackets();
-        long rate = cc.pacingRateBytesPerSecond(rttMicros * 1000L);
+        long rate = cc.pacingRateBytesPerSecond(rtt.micros() * 1000L);
         if (maxBandwidth > 0) {
             rate = Math.min(rate, maxBandwidth);
         }
@@ -664,7 +589,7 @@ public final class UdtConnection implements EngineConnection {
 
     /** The smoothed round-trip time in microseconds. */
     public int rttMicros() {
-        return rttMicros;
+        return rtt.micros();
     }
 
     /** The congestion control, once connected. */
@@ -679,16 +604,16 @@ public final class UdtConnection implements EngineConnection {
 
     /** The RTT variance in microseconds. */
     public int rttVarianceMicros() {
-        return rttVarMicros;
+        return rtt.varianceMicros();
     }
 
     /** What the connection counted so far. */
     public UdtCounters counters() {
         if (sender == null) {
-            return new UdtCounters(0, 0, 0, 0, 0, 0, lossReports, capacityPackets, lastPacingRate);
+            return new UdtCounters(0, 0, 0, 0, 0, 0, 0, 0, lastPacingRate);
         }
         return new UdtCounters(sender.packetsSent(), sender.packetsResent(), sender.bytesSent(), receiver.packetsReceived(),
-                receiver.duplicates(), receiver.overflows(), lossReports, capacityPackets, lastPacingRate);
+                receiver.duplicates(), receiver.overflows(), feedback.lossReports(), feedback.capacityPacketsPerSecond(), lastPacingRate);
     }
 
     /** Where the connection stands, for a person reading a log or a failed test. */
@@ -703,7 +628,7 @@ public final class UdtConnection implements EngineConnection {
                     .append("; receive: received=").append(receiver.packetsReceived()).append(" unconsumed=")
                     .append(receiver.unconsumedBytes()).append(" overflows=").append(receiver.overflows())
                     .append(" duplicates=").append(receiver.duplicates()).append(" losses=").append(receiver.lossSize())
-                    .append("; rtt=").append(rttMicros).append("us/").append(rttVarMicros).append("us expiries=").append(expiry.count())
+                    .append("; rtt=").append(rtt.micros()).append("us/").append(rtt.varianceMicros()).append("us expiries=").append(expiry.count())
                     .append(" cwnd=").append(cc.cwndBytes()).append(" rate=").append(lastPacingRate)
                     .append(" deadlines ack=").append(nextAckNanos == Long.MAX_VALUE ? "-" : (nextAckNanos - eventNanos) / 1000 + "us")
                     .append(" nak=").append(nextNakNanos == Long.MAX_VALUE ? "-" : (nextNakNanos - eventNanos) / 1000 + "us")
