@@ -2,6 +2,7 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.TransportStatistics;
 import io.ferry.transport.ledbat.core.ConnectionStats;
+import io.ferry.transport.ledbat.core.PathStats;
 import io.ferry.transport.ledbat.core.UtpConnection;
 
 /** A uTP channel's {@link TransportStatistics}: the connection's counters, window, round trip and queuing delay. */
@@ -15,15 +16,16 @@ final class UtpChannelStatistics {
         TransportStatistics.Builder b = TransportStatistics.builder(UtpTransport.NAME, implementation);
         if (connection != null) {
             ConnectionStats s = connection.stats();
+            PathStats path = connection.pathStats();
             b.bytesSent(s.distinctPayloadBytesSent()).bytesReceived(s.payloadBytesReceived())
                     .retransmissions(s.retransmissions()).packetsLost(s.packetsLost())
-                    .congestionWindowBytes(connection.cwndBytes());
-            if (connection.reportedRttNanos() > 0) {
-                b.smoothedRttMicros(connection.reportedRttNanos() / 1000)
-                        .rttVarianceMicros(Math.max(0, connection.reportedRttVarianceNanos()) / 1000);
+                    .congestionWindowBytes(path.cwndBytes());
+            if (path.reportedRttNanos() > 0) {
+                b.smoothedRttMicros(path.reportedRttNanos() / 1000)
+                        .rttVarianceMicros(Math.max(0, path.reportedRttVarianceNanos()) / 1000);
             }
-            if (connection.queuingDelayMicros() >= 0) {
-                b.queuingDelayMicros(connection.queuingDelayMicros());
+            if (path.queuingDelayMicros() >= 0) {
+                b.queuingDelayMicros(path.queuingDelayMicros());
             }
         }
         return b.build();

@@ -88,7 +88,7 @@ class UtpCongestionControlLoopbackTest {
                     answer.completeExceptionally(cause);
                 }
             }, options.toBuilder().set(ChannelOption.ALLOW_HALF_CLOSURE, true).build()).sync().channel();
-            String running = client.eventLoop().submit(() -> ((UtpSocketChannel) client).connection().congestionControlName())
+            String running = client.eventLoop().submit(() -> ((UtpSocketChannel) client).connection().pathStats().congestionControl())
                     .get(10, TimeUnit.SECONDS);
             assertEquals(name, running);
             client.writeAndFlush(Unpooled.wrappedBuffer(payload));

@@ -1,6 +1,11 @@
 package io.ferry.transport.ledbat.core;
 
+import io.ferry.transport.ledbat.wire.PacketReader;
+import io.ferry.transport.ledbat.wire.PacketType;
+import io.ferry.transport.ledbat.wire.PacketValidity;
+import io.ferry.transport.ledbat.wire.PacketWriter;
 import io.ferry.transport.ledbat.wire.UtpWire;
+import io.netty.buffer.ByteBuf;
 
 /**
  * Where one connection's handshake stands (BEP 29: the initiator's SYN, the acceptor's STATE answer) and
@@ -76,5 +81,33 @@ final class Handshake {
         }
         answers++;
         return true;
+    }
+
+    /** The acceptor's answer to {@code syn}, built without a connection; see {@link UtpConnection#handshakeAnswer}. */
+    static ByteBuf answer(UtpConfig config, ByteBuf syn, int seqNr, long nowNanos) {
+        PacketReader r = readSyn(syn);
+        int theirTimestamp = r.timestampMicros();
+        int reply = 0;
+        if (theirTimestamp != 0) {
+            int delay = UtpWire.micros32(nowNanos) - theirTimestamp;
+            reply = delay == 0 ? 1 : delay;
+        }
+        ByteBuf p = config.allocator().ioBuffer(UtpWire.HEADER_SIZE);
+        PacketWriter.writeHeader(p, PacketType.STATE, UtpWire.EXTENSION_NONE, r.connectionId(), UtpWire.micros32(nowNanos),
+                reply, config.receiveBufferSize(), seqNr & UtpWire.SEQ_MASK, r.seqNr());
+        return p;
+    }
+
+    /** {@code syn} read, once checked to be a valid SYN. */
+    static PacketReader readSyn(ByteBuf syn) {
+        PacketReader r = new PacketReader();
+        PacketValidity validity = r.wrap(syn);
+        if (validity != PacketValidity.VALID) {
+            throw new IllegalArgumentException("not a valid uTP packet: " + validity);
+        }
+        if (r.type() != PacketType.SYN) {
+            throw new IllegalArgumentException("expected a SYN packet, got " + r.type());
+        }
+        return r;
     }
 }

@@ -539,10 +539,4 @@ final class LossRecovery {
     void stopTailLossProbe() {
         tlpDeadline = NONE;
     }
-
-    /** Stops both timers: the connection is over. */
-    void stopTimers() {
-        rtoDeadline = NONE;
-        tlpDeadline = NONE;
-    }
 }

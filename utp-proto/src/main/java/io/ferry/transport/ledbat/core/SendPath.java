@@ -542,10 +542,4 @@ final class SendPath {
     long persistDeadline() {
         return persistDeadline;
     }
-
-    /** Stops the pacing and persist timers: the connection is over. */
-    void stopTimers() {
-        pacingDeadline = NONE;
-        persistDeadline = NONE;
-    }
 }

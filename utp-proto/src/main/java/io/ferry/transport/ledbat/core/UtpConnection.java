@@ -3,6 +3,7 @@ package io.ferry.transport.ledbat.core;
 import io.ferry.transport.ledbat.cc.CongestionControl;
 import io.ferry.transport.ledbat.cc.CongestionControls;
 import io.ferry.transport.ledbat.cc.CongestionParameters;
+import io.ferry.transport.ledbat.core.TimerTable.Timer;
 import io.ferry.transport.ledbat.wire.PacketReader;
 import io.ferry.transport.ledbat.wire.PacketType;
 import io.ferry.transport.ledbat.wire.PacketWriter;
@@ -45,7 +46,7 @@ import java.time.Duration;
  * timer, loss detection by transmission order, tail-loss probes (RFC 8985), pluggable congestion control
  * with pacing, flow control in both directions, half-close, keep-alive and idle timeout; sequence
  * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@code SendPath}, {@link LossRecovery},
- * {@code InboundStream}, {@link AckScheduler}, {@link Lifecycle}. Each mechanism, and what keeps
+ * {@code InboundStream}, {@link AckScheduler}, its {@link Phase} and its {@link TimerTable}. Each mechanism, and what keeps
  * heavy random loss cheap, in docs/utp-protocol.md.
  */
 public final class UtpConnection implements EngineConnection {
@@ -102,7 +103,8 @@ public final class UtpConnection implements EngineConnection {
     private final boolean initiator;
     private final int maxPayload;
 
-    private Lifecycle life;
+    private final TimerTable timers = new TimerTable();
+    private Phase phase;
     private Handshake handshake;
 
     private final LossRecovery recovery;
@@ -138,10 +140,11 @@ public final class UtpConnection implements EngineConnection {
      */
     public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
         UtpConnection c = new UtpConnection(config, recvId, recvId + 1, true, nowNanos);
-        c.life = Lifecycle.initiator(nowNanos + config.connectTimeoutNanos(), timeWaitNanos(config));
+        c.phase = new Phase.SynSent(nowNanos + config.connectTimeoutNanos());
         c.handshake = Handshake.initiator(initialSeqNr);
         c.send.start(initialSeqNr, -1);
         c.send.sendSyn(nowNanos);
+        c.armTimers();
         return c;
     }
 
@@ -187,37 +190,15 @@ public final class UtpConnection implements EngineConnection {
      * @throws IllegalArgumentException if {@code syn} is not a valid SYN packet
      */
     public static ByteBuf handshakeAnswer(UtpConfig config, ByteBuf syn, int seqNr, long nowNanos) {
-        PacketReader r = synOf(syn);
-        int theirTimestamp = r.timestampMicros();
-        int reply = 0;
-        if (theirTimestamp != 0) {
-            int delay = UtpWire.micros32(nowNanos) - theirTimestamp;
-            reply = delay == 0 ? 1 : delay;
-        }
-        ByteBuf p = config.allocator().ioBuffer(UtpWire.HEADER_SIZE);
-        PacketWriter.writeHeader(p, PacketType.STATE, UtpWire.EXTENSION_NONE, r.connectionId(), UtpWire.micros32(nowNanos),
-                reply, config.receiveBufferSize(), seqNr & UtpWire.SEQ_MASK, r.seqNr());
-        return p;
-    }
-
-    private static PacketReader synOf(ByteBuf syn) {
-        PacketReader r = new PacketReader();
-        PacketValidity validity = r.wrap(syn);
-        if (validity != PacketValidity.VALID) {
-            throw new IllegalArgumentException("not a valid uTP packet: " + validity);
-        }
-        if (r.type() != PacketType.SYN) {
-            throw new IllegalArgumentException("expected a SYN packet, got " + r.type());
-        }
-        return r;
+        return Handshake.answer(config, syn, seqNr, nowNanos);
     }
 
     private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
-        PacketReader r = synOf(syn);
+        PacketReader r = Handshake.readSyn(syn);
         int peerRecvId = r.connectionId();
         UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
         // until the initiator proves its address, the half-open connection ends quietly after the connect timeout
-        c.life = Lifecycle.acceptor(nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS), timeWaitNanos(config));
+        c.phase = new Phase.Established(nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS));
         c.send.start(initialSeqNr, r.windowSize());
         c.handshake = Handshake.acceptor(initialSeqNr);
         c.inbound.start(r.seqNr());
@@ -229,6 +210,7 @@ public final class UtpConnection implements EngineConnection {
             c.recovery.restartRetransmissionTimer(nowNanos);
         }
         c.out.event(CONNECTED);
+        c.armTimers();
         return c;
     }
 
@@ -254,6 +236,7 @@ public final class UtpConnection implements EngineConnection {
     public void endReadBatch(long nowNanos) {
         acks.endBatch();
         afterEvent(nowNanos);
+        armTimers();
     }
 
     /**
@@ -264,9 +247,14 @@ public final class UtpConnection implements EngineConnection {
      * @param nowNanos the current time
      */
     public void onPacket(ByteBuf packet, long nowNanos) {
-        if (life.isTerminated()) {
+        if (phase instanceof Phase.Closed) {
             return;
         }
+        receive(packet, nowNanos);
+        armTimers();
+    }
+
+    private void receive(ByteBuf packet, long nowNanos) {
         PacketValidity validity = reader.wrap(packet);
         if (validity != PacketValidity.VALID) {
             stats.malformedPacketsDropped++;
@@ -277,10 +265,10 @@ public final class UtpConnection implements EngineConnection {
             return;
         }
         stats.packetsReceived++;
-        if (life.isTimeWait()) {
+        if (phase instanceof Phase.TimeWait) {
             if (type == PacketType.DATA || type == PacketType.FIN) {
                 send.sendState(nowNanos);
-                life.restartTimeWait(nowNanos);
+                phase = new Phase.TimeWait(nowNanos + timeWaitNanos(config)); // our acknowledgement was lost
             }
             return;
         }
@@ -300,11 +288,11 @@ public final class UtpConnection implements EngineConnection {
             }
             confirmPeer();
         }
-        if (type == PacketType.STATE && life.isConnected() && !plausibleState()) {
+        if (type == PacketType.STATE && phase.isEstablished() && !plausibleState()) {
             stats.implausiblePacketsDropped++;
             return;
         }
-        if (life.isSynSent()) {
+        if (phase instanceof Phase.SynSent) {
             if (!completeHandshake(nowNanos)) {
                 return;
             }
@@ -335,64 +323,17 @@ public final class UtpConnection implements EngineConnection {
     }
 
     /**
-     * Runs whatever timers are due: retransmission, delayed ACK, pacing, zero-window probe,
-     * keep-alive, idle, connect, close and linger timeouts.
+     * Serves the timers that fell due (see {@link TimerTable.Timer}); calling it early is harmless.
      *
      * @param nowNanos the current time
      */
     @Override
     public void onTimer(long nowNanos) {
-        if (life.isTerminated()) {
+        if (phase instanceof Phase.Closed) {
             return;
         }
-        switch (life.due(nowNanos)) {
-            case TIME_WAIT_OVER -> {
-                return;
-            }
-            case CONNECT_TIMEOUT -> {
-                if (initiator) {
-                    failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
-                            "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
-                } else {
-                    // a half-open connection whose initiator never proved its address: no RESET to it
-                    terminate(new UtpException(UtpException.Reason.CONNECT_TIMEOUT,
-                            "the initiator did not confirm the handshake in time"));
-                }
-                return;
-            }
-            case CLOSE_TIMEOUT -> {
-                failAndReset(UtpException.Reason.CLOSE_TIMEOUT,
-                        "graceful close did not complete within " + millis(config.closeTimeoutNanos()), nowNanos);
-                return;
-            }
-            case NOTHING -> {
-            }
-        }
-        if (life.isTimeWait()) {
-            return;
-        }
-        if (life.isConnected() && config.idleTimeoutNanos() > 0
-                && nowNanos - lastReceiveNanos >= config.idleTimeoutNanos()) {
-            failAndReset(UtpException.Reason.IDLE_TIMEOUT,
-                    "idle timeout: nothing received from the peer for " + millis(config.idleTimeoutNanos()), nowNanos);
-            return;
-        }
-        if (nowNanos >= recovery.retransmissionDeadline()) {
-            onRetransmissionTimeout(nowNanos);
-            if (life.isClosed()) {
-                return;
-            }
-        } else if (nowNanos >= recovery.tailLossProbeDeadline()) {
-            send.onTailLossProbe(canSend(), nowNanos);
-        }
-        if (nowNanos >= send.persistDeadline()) {
-            send.onPersistTimer();
-        }
-        if (canSend() && config.keepAliveIntervalNanos() > 0
-                && nowNanos - send.lastSendNanos() >= config.keepAliveIntervalNanos()) {
-            send.sendState(nowNanos);
-        }
-        afterEvent(nowNanos);
+        serveTimers(nowNanos);
+        armTimers();
     }
 
     /**
@@ -401,21 +342,7 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public long nextDeadlineNanos() {
-        if (life.isClosed()) {
-            return life.nextDeadlineNanos();
-        }
-        long d = Math.min(Math.min(recovery.retransmissionDeadline(), recovery.tailLossProbeDeadline()),
-                Math.min(send.pacingDeadline(), send.persistDeadline()));
-        d = Math.min(d, Math.min(acks.deadlineNanos(), life.nextDeadlineNanos()));
-        if (life.isConnected()) {
-            if (config.keepAliveIntervalNanos() > 0 && handshake.peerConfirmed()) {
-                d = Math.min(d, send.lastSendNanos() + config.keepAliveIntervalNanos());
-            }
-            if (config.idleTimeoutNanos() > 0) {
-                d = Math.min(d, lastReceiveNanos + config.idleTimeoutNanos());
-            }
-        }
-        return d;
+        return timers.next();
     }
 
     /**
@@ -428,8 +355,8 @@ public final class UtpConnection implements EngineConnection {
      * @throws IllegalStateException if the output was shut down or the connection is closed
      */
     public int write(ByteBuf data) {
-        if (life.isClosed() || send.isOutputShutdown()) {
-            throw new IllegalStateException(life.isClosed() ? "connection is closed" : "output is shut down");
+        if (phase.isClosed() || send.isOutputShutdown()) {
+            throw new IllegalStateException(phase.isClosed() ? "connection is closed" : "output is shut down");
         }
         return send.write(data);
     }
@@ -442,11 +369,12 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void flush(long nowNanos) {
-        if (life.isClosed()) {
+        if (phase.isClosed()) {
             return;
         }
         send.flush();
         afterEvent(nowNanos);
+        armTimers();
     }
 
     /**
@@ -458,7 +386,7 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void consumed(int bytes, long nowNanos) {
-        if (life.isClosed() || bytes <= 0) {
+        if (phase.isClosed() || bytes <= 0) {
             return;
         }
         inbound.consumed(bytes, nowNanos);
@@ -469,6 +397,7 @@ public final class UtpConnection implements EngineConnection {
             acks.requestImmediate();
         }
         afterEvent(nowNanos);
+        armTimers();
     }
 
     /**
@@ -478,10 +407,11 @@ public final class UtpConnection implements EngineConnection {
      * @param nowNanos the current time
      */
     public void shutdownOutput(long nowNanos) {
-        if (life.isClosed() || !send.shutdownOutput()) {
+        if (phase.isClosed() || !send.shutdownOutput()) {
             return;
         }
         afterEvent(nowNanos);
+        armTimers();
     }
 
     /**
@@ -495,18 +425,20 @@ public final class UtpConnection implements EngineConnection {
      * @param nowNanos the current time
      */
     public void close(long nowNanos) {
-        if (life.isClosed()) {
+        if (phase.isClosed()) {
             return;
         }
-        if (life.isSynSent()) {
+        if (phase instanceof Phase.SynSent) {
             abort(nowNanos);
             return;
         }
-        if (life.requestClose()) {
+        if (phase instanceof Phase.Established) {
+            phase = phase.closeRequested();
             inbound.discardFurtherData();
         }
         send.shutdownOutput();
         afterEvent(nowNanos);
+        armTimers();
     }
 
     /**
@@ -516,11 +448,12 @@ public final class UtpConnection implements EngineConnection {
      */
     @Override
     public void abort(long nowNanos) {
-        if (life.isClosed()) {
+        if (phase.isClosed()) {
             return;
         }
         send.sendReset(nowNanos);
         terminate(null);
+        armTimers();
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -557,7 +490,7 @@ public final class UtpConnection implements EngineConnection {
      * {@link UtpException} saying why otherwise (meaningful once {@link #CLOSED} was raised).
      */
     public Throwable closeCause() {
-        return out.closeCause();
+        return phase instanceof Phase.Closed c ? c.cause() : null;
     }
 
     /**
@@ -611,21 +544,21 @@ public final class UtpConnection implements EngineConnection {
         return initiator;
     }
 
-    /** Returns the life-cycle state. */
+    /** Returns the life-cycle state: the public view of the connection's {@link Phase}. */
     public ConnectionState state() {
-        return life.state();
+        return phase.state();
     }
 
     /** Returns whether the connection closed ({@link #CLOSED} was raised). */
     @Override
     public boolean isClosed() {
-        return life.isClosed();
+        return phase.isClosed();
     }
 
     /** Returns whether the connection needs no more packets or timers: the driver may forget it. */
     @Override
     public boolean isTerminated() {
-        return life.isTerminated();
+        return phase instanceof Phase.Closed;
     }
 
     /**
@@ -638,7 +571,7 @@ public final class UtpConnection implements EngineConnection {
 
     /** Returns whether {@link #write} may be called and is worth calling (the send buffer has room). */
     public boolean isWritable() {
-        return send.isWritable() && !life.isClosed();
+        return send.isWritable() && !phase.isClosed();
     }
 
     /** Returns whether the output was shut down ({@link #shutdownOutput} or {@link #close}). */
@@ -666,21 +599,6 @@ public final class UtpConnection implements EngineConnection {
         return inbound.bufferLimit();
     }
 
-    /** Returns the receive window this side currently advertises, in bytes. */
-    public long receiveWindow() {
-        return inbound.window();
-    }
-
-    /** Returns the peer's last advertised receive window, in bytes. */
-    public long peerWindowBytes() {
-        return send.peerWindow();
-    }
-
-    /** Returns the payload bytes in flight (sent, not acknowledged, not declared lost). */
-    public long bytesInFlight() {
-        return outstanding.bytesInFlight();
-    }
-
     /**
      * Application bytes written that the peer has not acknowledged cumulatively (so not yet delivered to
      * its application, or at least not known to be): queued, in flight, lost or only selectively
@@ -695,16 +613,6 @@ public final class UtpConnection implements EngineConnection {
         return send.isFinAcked();
     }
 
-    /** Returns the congestion window in bytes. */
-    public long cwndBytes() {
-        return cc.cwndBytes();
-    }
-
-    /** Returns the name of the congestion controller. */
-    public String congestionControlName() {
-        return cc.name();
-    }
-
     /**
      * Returns the congestion controller, for inspection (for example {@code LedbatPlusPlus.yields()});
      * only the connection may feed it events.
@@ -713,45 +621,13 @@ public final class UtpConnection implements EngineConnection {
         return cc;
     }
 
-    /** Returns the smoothed RTT in nanoseconds, or -1 before the first sample. */
-    public long smoothedRttNanos() {
-        return rtt.srttNanos();
-    }
-
-    /**
-     * The smoothed round trip for statistics: the acknowledgement-timed one where this side has sent data,
-     * otherwise the one from the packets' timestamps; -1 before any sample. Also its variation.
-     */
-    public long reportedRttNanos() {
-        return rtt.srttNanos() > 0 ? rtt.srttNanos() : pathRtt.srttNanos();
-    }
-
-    /** The variation of {@link #reportedRttNanos()}, or -1 before any sample. */
-    public long reportedRttVarianceNanos() {
-        return rtt.srttNanos() > 0 ? rtt.rttVarNanos() : pathRtt.rttVarNanos();
-    }
-
-    /** Returns the RTT variation in nanoseconds, or -1 before the first sample. */
-    public long rttVarianceNanos() {
-        return rtt.rttVarNanos();
-    }
-
-    /** Returns the current retransmission timeout (back-off included) in nanoseconds. */
-    public long rtoNanos() {
-        return rtt.rtoNanos();
-    }
-
-    /** Returns the congestion controller's queuing-delay estimate in microseconds, or -1 if unknown. */
-    public long queuingDelayMicros() {
-        return cc.queuingDelayMicros();
-    }
-
-    /**
-     * Returns the congestion controller's base-delay estimate in microseconds (it includes the offset
-     * between the two clocks), or -1 if unknown.
-     */
-    public long baseDelayMicros() {
-        return cc.baseDelayMicros();
+    /** A snapshot of the path: windows, flight, round trip and the controller's delay estimates. */
+    public PathStats pathStats() {
+        boolean timed = rtt.srttNanos() > 0;
+        return new PathStats(cc.name(), cc.cwndBytes(), outstanding.bytesInFlight(), send.peerWindow(), inbound.window(),
+                rtt.srttNanos(), rtt.rttVarNanos(), timed ? rtt.srttNanos() : pathRtt.srttNanos(),
+                timed ? rtt.rttVarNanos() : pathRtt.rttVarNanos(), rtt.rtoNanos(), cc.queuingDelayMicros(),
+                cc.baseDelayMicros());
     }
 
     /** Returns the live counters. */
@@ -812,7 +688,7 @@ public final class UtpConnection implements EngineConnection {
         if (reader.type() != PacketType.STATE || !handshake.answers(reader.ackNr())) {
             return false;
         }
-        life.established();
+        phase = Phase.Established.CONFIRMED;
         inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
@@ -826,7 +702,7 @@ public final class UtpConnection implements EngineConnection {
      */
     private void confirmPeer() {
         handshake.confirm();
-        life.peerConfirmed();
+        phase = phase.peerConfirmed();
         recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
             recovery.stopRetransmissionTimer();
@@ -854,7 +730,7 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void onReset() {
-        if (life.isSynSent()) {
+        if (phase instanceof Phase.SynSent) {
             terminate(new UtpException(UtpException.Reason.CONNECTION_REFUSED, "connection refused by peer"));
         } else if (inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()) {
             // the peer saw our FIN (it acknowledged everything before it) and is gone: only our last
@@ -869,30 +745,100 @@ public final class UtpConnection implements EngineConnection {
     // Sending
 
     private void afterEvent(long nowNanos) {
-        if (life.isClosed()) {
+        if (phase.isClosed()) {
             return;
         }
         send.trySend(canSend(), nowNanos);
         if (recovery.tailLossProbeDeadline() == NONE) {
             send.armTailLossProbe(canSend(), nowNanos);
         }
-        if (life.isConnected() && acks.isDue(nowNanos)) {
+        if (phase.isEstablished() && acks.isDue(nowNanos)) {
             send.sendState(nowNanos);
         }
-        send.updateWritability(life.isClosed());
+        send.updateWritability(phase.isClosed());
         maybeFinish(nowNanos);
     }
 
     /** Whether data may go out: the handshake is complete and the peer proved its address. */
     private boolean canSend() {
-        return life.isConnected() && handshake.peerConfirmed();
+        return phase.isEstablished() && handshake.peerConfirmed();
     }
 
     // ------------------------------------------------------------------------------------------------
     // Timers and closing
 
+    /**
+     * Writes the timer table from the phase and what the parts ask for: the end of every call into the
+     * connection, and the only place its timers are set.
+     */
+    private void armTimers() {
+        timers.set(Timer.PHASE, phase.deadline());
+        boolean established = phase.isEstablished();
+        boolean closed = phase.isClosed();
+        timers.set(Timer.IDLE, established && config.idleTimeoutNanos() > 0
+                ? lastReceiveNanos + config.idleTimeoutNanos() : NONE);
+        timers.set(Timer.RETRANSMISSION, closed ? NONE : recovery.retransmissionDeadline());
+        timers.set(Timer.TAIL_LOSS_PROBE, closed ? NONE : recovery.tailLossProbeDeadline());
+        timers.set(Timer.PERSIST, closed ? NONE : send.persistDeadline());
+        timers.set(Timer.KEEP_ALIVE, established && config.keepAliveIntervalNanos() > 0 && handshake.peerConfirmed()
+                ? send.lastSendNanos() + config.keepAliveIntervalNanos() : NONE);
+        timers.set(Timer.PACING, closed ? NONE : send.pacingDeadline());
+        timers.set(Timer.DELAYED_ACK, closed ? NONE : acks.deadlineNanos());
+    }
+
+    /** Serves what expired, in {@link Timer}'s order; a phase deadline or a failure ends the round. */
+    private void serveTimers(long nowNanos) {
+        if (timers.isExpired(Timer.PHASE, nowNanos)) {
+            onPhaseDeadline(nowNanos);
+            return;
+        }
+        if (phase instanceof Phase.TimeWait) {
+            return;
+        }
+        if (timers.isExpired(Timer.IDLE, nowNanos)) {
+            failAndReset(UtpException.Reason.IDLE_TIMEOUT,
+                    "idle timeout: nothing received from the peer for " + millis(config.idleTimeoutNanos()), nowNanos);
+            return;
+        }
+        if (timers.isExpired(Timer.RETRANSMISSION, nowNanos)) {
+            onRetransmissionTimeout(nowNanos);
+            if (phase.isClosed()) {
+                return;
+            }
+        } else if (timers.isExpired(Timer.TAIL_LOSS_PROBE, nowNanos)) {
+            send.onTailLossProbe(canSend(), nowNanos);
+        }
+        if (timers.isExpired(Timer.PERSIST, nowNanos)) {
+            send.onPersistTimer();
+        }
+        // what was just sent also keeps the connection alive: the deadline is read again
+        if (canSend() && config.keepAliveIntervalNanos() > 0
+                && nowNanos - send.lastSendNanos() >= config.keepAliveIntervalNanos()) {
+            send.sendState(nowNanos);
+        }
+        // pacing and the delayed acknowledgement are served by sending what is due
+        afterEvent(nowNanos);
+    }
+
+    /** The phase's deadline passed: the handshake, the half-open wait or the close failed, or TIME_WAIT is over. */
+    private void onPhaseDeadline(long nowNanos) {
+        if (phase instanceof Phase.TimeWait) {
+            terminate(null);
+        } else if (phase instanceof Phase.Closing c && c.halfOpenDeadline() > nowNanos) {
+            failAndReset(UtpException.Reason.CLOSE_TIMEOUT,
+                    "graceful close did not complete within " + millis(config.closeTimeoutNanos()), nowNanos);
+        } else if (initiator) {
+            failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
+                    "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
+        } else {
+            // a half-open connection whose initiator never proved its address: no RESET to it
+            terminate(new UtpException(UtpException.Reason.CONNECT_TIMEOUT,
+                    "the initiator did not confirm the handshake in time"));
+        }
+    }
+
     private void onRetransmissionTimeout(long nowNanos) {
-        boolean synSent = life.isSynSent();
+        boolean synSent = phase instanceof Phase.SynSent;
         switch (recovery.onRetransmissionTimeout(!handshake.peerConfirmed(), synSent, config.maxRetransmits(), nowNanos)) {
             case NOTHING, RESEND_LOST -> {
             }
@@ -911,16 +857,15 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void maybeFinish(long nowNanos) {
-        if (!life.isConnected() || !send.isFinAcked()) {
+        if (!phase.isEstablished() || !send.isFinAcked()) {
             return;
         }
         if (!inbound.isFinished()) {
-            life.awaitPeerFin(nowNanos, config.closeTimeoutNanos());
+            phase = phase.awaitPeerFin(nowNanos, config.closeTimeoutNanos());
             return;
         }
         releaseBuffers();
-        clearTimers();
-        life.enterTimeWait(nowNanos);
+        phase = new Phase.TimeWait(nowNanos + timeWaitNanos(config));
         notifyClosed(null);
     }
 
@@ -940,9 +885,9 @@ public final class UtpConnection implements EngineConnection {
     }
 
     private void terminate(Throwable cause) {
-        boolean wasOpen = life.terminate();
+        boolean wasOpen = !phase.isClosed();
+        phase = new Phase.Closed(wasOpen ? cause : null);
         releaseBuffers();
-        clearTimers();
         if (wasOpen) {
             notifyClosed(cause);
         }
@@ -957,12 +902,6 @@ public final class UtpConnection implements EngineConnection {
     private void releaseBuffers() {
         send.releaseAll();
         inbound.releaseAll();
-    }
-
-    private void clearTimers() {
-        recovery.stopTimers();
-        send.stopTimers();
-        acks.onAckSent();
     }
 
     private static String millis(long nanos) {

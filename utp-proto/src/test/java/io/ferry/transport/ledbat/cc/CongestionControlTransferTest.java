@@ -28,7 +28,7 @@ class CongestionControlTransferTest {
             double use = BYTES / (RATE * seconds);
             System.out.printf("%-10s clean 10 Mbit/s, 50 ms: 8 MB in %.2f s, link use %.2f%n", name, seconds, use);
             assertEquals(BYTES, path.pair.server.receivedBytes());
-            assertEquals(name, path.pair.client.connection().congestionControlName());
+            assertEquals(name, path.pair.client.connection().pathStats().congestionControl());
             assertTrue(use > 0.7, name + " used " + use + " of the link");
         }
     }

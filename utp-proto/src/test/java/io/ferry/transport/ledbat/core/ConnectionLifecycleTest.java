@@ -73,7 +73,7 @@ class ConnectionLifecycleTest {
         assertEquals(c.recvId(), s.sendId());
         assertEquals(c.sendId(), s.recvId());
         assertEquals(ConnectionState.CONNECTED, c.state());
-        assertTrue(c.smoothedRttNanos() > 0, "the handshake gives a first RTT sample");
+        assertTrue(c.pathStats().smoothedRttNanos() > 0, "the handshake gives a first RTT sample");
     }
 
     @Test
@@ -422,15 +422,15 @@ class ConnectionLifecycleTest {
         assertTrue(cs.packetsSent() > up.length / 1380);
         assertTrue(ss.packetsReceived() > 0);
         UtpConnection c = p.client.connection();
-        assertTrue(c.smoothedRttNanos() >= 40 * MS, "srtt " + c.smoothedRttNanos());
-        assertTrue(c.rttVarianceNanos() >= 0);
-        assertTrue(c.rtoNanos() >= 500 * MS);
-        assertTrue(c.cwndBytes() >= 2 * 1380);
-        assertTrue(c.queuingDelayMicros() >= 0);
-        assertTrue(c.baseDelayMicros() >= 0);
+        assertTrue(c.pathStats().smoothedRttNanos() >= 40 * MS, "srtt " + c.pathStats().smoothedRttNanos());
+        assertTrue(c.pathStats().rttVarianceNanos() >= 0);
+        assertTrue(c.pathStats().rtoNanos() >= 500 * MS);
+        assertTrue(c.pathStats().cwndBytes() >= 2 * 1380);
+        assertTrue(c.pathStats().queuingDelayMicros() >= 0);
+        assertTrue(c.pathStats().baseDelayMicros() >= 0);
         // everything was consumed: the whole 4 MiB buffer, in the payload bytes it holds (each kept
         // payload is charged its buffer and overhead too, so fewer than 4 MiB of them, but more than half)
-        assertTrue(c.peerWindowBytes() <= 4 * 1024 * 1024 && c.peerWindowBytes() > 2 * 1024 * 1024, "peer window " + c.peerWindowBytes());
-        assertEquals("ledbat", c.congestionControlName());
+        assertTrue(c.pathStats().peerWindowBytes() <= 4 * 1024 * 1024 && c.pathStats().peerWindowBytes() > 2 * 1024 * 1024, "peer window " + c.pathStats().peerWindowBytes());
+        assertEquals("ledbat", c.pathStats().congestionControl());
     }
 }

@@ -46,8 +46,8 @@ class HeavyLossRecoveryTest {
         long[] maxSrtt = {0};
         p.clientToServer.setObserver(packet -> {
             UtpConnection c = p.client.connection();
-            if (c != null && c.smoothedRttNanos() > 0 && c.state() == ConnectionState.CONNECTED) {
-                maxSrtt[0] = Math.max(maxSrtt[0], c.smoothedRttNanos());
+            if (c != null && c.pathStats().smoothedRttNanos() > 0 && c.state() == ConnectionState.CONNECTED) {
+                maxSrtt[0] = Math.max(maxSrtt[0], c.pathStats().smoothedRttNanos());
             }
         });
         long start = p.events.now();

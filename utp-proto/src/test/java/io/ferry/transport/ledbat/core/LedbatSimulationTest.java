@@ -64,7 +64,7 @@ class LedbatSimulationTest {
         long estimates = 0;
         for (int i = 0; i < 200; i++) {
             p.events.runFor(100 * MS);
-            estimates += p.client.connection().queuingDelayMicros() * 1000;
+            estimates += p.client.connection().pathStats().queuingDelayMicros() * 1000;
         }
         double utilisation = (p.server.receivedBytes() - deliveredBefore) / (RATE * 20.0);
         long avgQueue = p.clientToServer.averageQueueNanos();
@@ -156,7 +156,7 @@ class LedbatSimulationTest {
     void rfc6817WindowShrinksLinearlyWhenACompetingQueuePushesDelayAboveTarget() {
         SimPair p = bottleneck(CongestionControls.LEDBAT_CLASSIC, deepQueue());
         p.events.runFor(15 * SECOND);
-        long settled = p.client.connection().cwndBytes();
+        long settled = p.client.connection().pathStats().cwndBytes();
         // a competing flow's standing queue adds 150 ms that this flow cannot drain
         p.clientToServer.setExtraDelay(150 * MS);
         long maxEstimate = 0;
@@ -165,15 +165,15 @@ class LedbatSimulationTest {
         for (int second = 0; second < 15; second++) {
             for (int i = 0; i < 20; i++) {
                 p.events.runFor(50 * MS);
-                maxEstimate = Math.max(maxEstimate, p.client.connection().queuingDelayMicros());
+                maxEstimate = Math.max(maxEstimate, p.client.connection().pathStats().queuingDelayMicros());
             }
-            long now = p.client.connection().cwndBytes();
+            long now = p.client.connection().pathStats().cwndBytes();
             if (now < previous) {
                 shrinkingSeconds++;
             }
             previous = now;
         }
-        long reduced = p.client.connection().cwndBytes();
+        long reduced = p.client.connection().pathStats().cwndBytes();
         assertTrue(maxEstimate * 1000 > TARGET, "the extra delay is seen: " + maxEstimate / 1000 + " ms");
         // RFC 6817 backs off linearly (GAIN * off_target packets per RTT), not multiplicatively
         assertTrue(shrinkingSeconds >= 12, "cwnd kept shrinking in " + shrinkingSeconds + " of 15 s");
@@ -188,12 +188,12 @@ class LedbatSimulationTest {
         int mss = UtpConfig.defaults().maxPayloadSize();
         long maxGrowth = 0;
         for (int i = 0; i < 100; i++) {
-            long before = c.cwndBytes();
-            p.events.runFor(Math.max(c.smoothedRttNanos(), 50 * MS));
-            maxGrowth = Math.max(maxGrowth, c.cwndBytes() - before);
+            long before = c.pathStats().cwndBytes();
+            p.events.runFor(Math.max(c.pathStats().smoothedRttNanos(), 50 * MS));
+            maxGrowth = Math.max(maxGrowth, c.pathStats().cwndBytes() - before);
         }
         assertTrue(maxGrowth <= 2L * mss, "grew " + maxGrowth + " bytes in one RTT (MSS " + mss + ")");
-        assertTrue(c.cwndBytes() > 20L * mss, "it did grow: " + c.cwndBytes());
+        assertTrue(c.pathStats().cwndBytes() > 20L * mss, "it did grow: " + c.pathStats().cwndBytes());
     }
 
     @Test
@@ -207,7 +207,7 @@ class LedbatSimulationTest {
             if (c[0] == null) {
                 c[0] = p.client.connection();
             }
-            long cwnd = c[0].cwndBytes();
+            long cwnd = c[0].pathStats().cwndBytes();
             long timeouts = c[0].stats().timeouts();
             if (last[0] > 0 && cwnd <= last[0] * 0.6 && timeouts == last[2]) {
                 halvings.add(p.events.now());
@@ -229,11 +229,11 @@ class LedbatSimulationTest {
         SimPair p = bottleneck(CongestionControls.LEDBAT, deepQueue());
         p.events.runFor(5 * SECOND);
         UtpConnection c = p.client.connection();
-        assertTrue(c.cwndBytes() > 10L * UtpConfig.defaults().maxPayloadSize());
+        assertTrue(c.pathStats().cwndBytes() > 10L * UtpConfig.defaults().maxPayloadSize());
         long[] cwndAtFirstTimeout = {-1};
         p.clientToServer.setObserver(packet -> {
             if (cwndAtFirstTimeout[0] < 0 && c.stats().timeouts() == 1) {
-                cwndAtFirstTimeout[0] = c.cwndBytes();
+                cwndAtFirstTimeout[0] = c.pathStats().cwndBytes();
             }
         });
         p.clientToServer.setParams(deepQueue().withLoss(1.0));
@@ -241,6 +241,6 @@ class LedbatSimulationTest {
         assertEquals(UtpConfig.defaults().maxPayloadSize(), cwndAtFirstTimeout[0]);
         p.clientToServer.setParams(deepQueue());
         p.events.runFor(20 * SECOND);
-        assertTrue(c.cwndBytes() > 10L * UtpConfig.defaults().maxPayloadSize(), "recovers: " + c.cwndBytes());
+        assertTrue(c.pathStats().cwndBytes() > 10L * UtpConfig.defaults().maxPayloadSize(), "recovers: " + c.pathStats().cwndBytes());
     }
 }

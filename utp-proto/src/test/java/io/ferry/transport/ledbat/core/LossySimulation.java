@@ -43,15 +43,15 @@ public final class LossySimulation {
             p.clientToServer.setObserver(packet -> {
                 UtpConnection c = p.client.connection();
                 if (c == null) return;
-                cw[0] += c.cwndBytes(); n[0]++;
+                cw[0] += c.pathStats().cwndBytes(); n[0]++;
                 if (c.stats().timeouts() > to[0]) {
                     to[0] = c.stats().timeouts();
-                    System.out.printf("  TIMEOUT at %.2f s state=%s cwnd=%d recv=%d%n", (p.events.now() - start) / 1e9, c.state(), c.cwndBytes(), p.server.receivedBytes());
+                    System.out.printf("  TIMEOUT at %.2f s state=%s cwnd=%d recv=%d%n", (p.events.now() - start) / 1e9, c.state(), c.pathStats().cwndBytes(), p.server.receivedBytes());
                 }
                 if (System.getenv("TRACE") != null && p.events.now() >= next[0]) {
                     next[0] += 500_000_000L;
                     System.out.printf("  t=%.1f cwnd=%d inflight=%d srtt=%d rto=%d q=%d sent=%d lost=%d to=%d tlp=%d%n", (p.events.now() - start) / 1e9,
-                            c.cwndBytes(), c.bytesInFlight(), c.smoothedRttNanos() / 1000000, c.rtoNanos() / 1000000, c.queuingDelayMicros(),
+                            c.pathStats().cwndBytes(), c.pathStats().bytesInFlight(), c.pathStats().smoothedRttNanos() / 1000000, c.pathStats().rtoNanos() / 1000000, c.pathStats().queuingDelayMicros(),
                             c.stats().packetsSent(), c.stats().packetsLost(), c.stats().timeouts(), c.stats().tailLossProbes());
                 }
             });

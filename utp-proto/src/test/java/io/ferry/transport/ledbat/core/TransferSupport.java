@@ -44,7 +44,7 @@ final class TransferSupport {
             return "(none)";
         }
         return c.state() + Arrays.toString(new long[]{p.receivedBytes(), p.sentBytes(), c.stats().retransmissions(),
-                c.stats().timeouts(), c.cwndBytes(), c.bytesInFlight(), c.peerWindowBytes()})
+                c.stats().timeouts(), c.pathStats().cwndBytes(), c.pathStats().bytesInFlight(), c.pathStats().peerWindowBytes()})
                 + (p.closeCause() != null ? " cause=" + p.closeCause().getMessage() : "");
     }
 }

@@ -114,8 +114,8 @@ class UtpFuzzTest {
                 c.collect(sink);
                 assertTrue(c.unacknowledgedBytes() >= 0, "unacknowledged bytes never go negative");
                 assertTrue(c.unacknowledgedBytes() <= toWrite.length, "nor exceed what was written");
-                assertTrue(c.bytesInFlight() >= 0, "bytes in flight never go negative");
-                assertTrue(c.cwndBytes() > 0, "the window stays positive");
+                assertTrue(c.pathStats().bytesInFlight() >= 0, "bytes in flight never go negative");
+                assertTrue(c.pathStats().cwndBytes() > 0, "the window stays positive");
                 assertTrue(c.nextDeadlineNanos() > now || c.isTerminated() || c.nextDeadlineNanos() == now,
                         "a due timer was run");
             }

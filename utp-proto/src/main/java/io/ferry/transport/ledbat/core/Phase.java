@@ -1,0 +1,168 @@
+package io.ferry.transport.ledbat.core;
+
+/**
+ * Where one uTP connection is in its life, each phase carrying the data that belongs to it (the shape of
+ * quinn-proto's {@code State}): its deadline and, once over, its cause. Only {@link UtpConnection} moves
+ * from one phase to the next; a phase is immutable, so a transition is one assignment.
+ *
+ * <p>The public view is {@link ConnectionState}: {@link Established} and {@link Closing} are both
+ * {@link ConnectionState#CONNECTED}, {@link TimeWait} is {@link ConnectionState#TIME_WAIT} and
+ * {@link Closed} {@link ConnectionState#TERMINATED}.
+ */
+sealed interface Phase {
+
+    long NONE = Long.MAX_VALUE;
+
+    /** The public state this phase shows. */
+    ConnectionState state();
+
+    /** When this phase's own deadline falls due ({@link #NONE} if it has none). */
+    long deadline();
+
+    /** Whether the application sees the connection closed (the {@code CLOSED} event was raised). */
+    default boolean isClosed() {
+        return false;
+    }
+
+    /** Whether the handshake completed (for an acceptor, perhaps not yet confirmed) and the connection is not closed. */
+    default boolean isEstablished() {
+        return false;
+    }
+
+    /** The acceptor's initiator proved its address: the half-open deadline is gone. */
+    default Phase peerConfirmed() {
+        return this;
+    }
+
+    /** The application closed an established connection: {@link Closing}, the first time only. */
+    default Phase closeRequested() {
+        return this;
+    }
+
+    /**
+     * Our FIN was acknowledged and the peer's has not come: after a close, it is due by
+     * {@code closeTimeoutNanos} from now, armed once (a half-close waits as long as the peer likes).
+     */
+    default Phase awaitPeerFin(long nowNanos, long closeTimeoutNanos) {
+        return this;
+    }
+
+    /**
+     * The initiator sent its SYN and waits for the acceptor's answer until {@code deadline} (the connect
+     * timeout, BEP 29).
+     */
+    record SynSent(long deadline) implements Phase {
+        @Override
+        public ConnectionState state() {
+            return ConnectionState.SYN_SENT;
+        }
+    }
+
+    /**
+     * Data may flow. An acceptor is half-open until its initiator proves its address by acknowledging the
+     * answer (RFC 9000 §8.1's address validation); until then {@code halfOpenDeadline} ends it quietly,
+     * afterwards it is {@link #NONE}.
+     */
+    record Established(long halfOpenDeadline) implements Phase {
+        static final Established CONFIRMED = new Established(NONE);
+
+        @Override
+        public ConnectionState state() {
+            return ConnectionState.CONNECTED;
+        }
+
+        @Override
+        public boolean isEstablished() {
+            return true;
+        }
+
+        @Override
+        public Phase peerConfirmed() {
+            return CONFIRMED;
+        }
+
+        @Override
+        public Phase closeRequested() {
+            return new Closing(halfOpenDeadline, NONE);
+        }
+
+        @Override
+        public long deadline() {
+            return halfOpenDeadline;
+        }
+    }
+
+    /**
+     * The application closed: our FIN follows the queued bytes and further data is discarded. Once the
+     * peer acknowledged our FIN, its own FIN is due by {@code peerFinDeadline} (the close timeout;
+     * {@link #NONE} before). A half-open acceptor keeps its {@code halfOpenDeadline}.
+     */
+    record Closing(long halfOpenDeadline, long peerFinDeadline) implements Phase {
+        @Override
+        public ConnectionState state() {
+            return ConnectionState.CONNECTED;
+        }
+
+        @Override
+        public boolean isEstablished() {
+            return true;
+        }
+
+        @Override
+        public Phase peerConfirmed() {
+            return new Closing(NONE, peerFinDeadline);
+        }
+
+        @Override
+        public Phase awaitPeerFin(long nowNanos, long closeTimeoutNanos) {
+            return peerFinDeadline == NONE ? new Closing(halfOpenDeadline, nowNanos + closeTimeoutNanos) : this;
+        }
+
+        @Override
+        public long deadline() {
+            return Math.min(halfOpenDeadline, peerFinDeadline);
+        }
+    }
+
+    /**
+     * Closed gracefully: the peer's retransmitted FIN is still acknowledged until {@code until}, twice the
+     * longest retransmission timeout after the last one (TCP's TIME_WAIT, RFC 9293 §3.6.1).
+     */
+    record TimeWait(long until) implements Phase {
+        @Override
+        public ConnectionState state() {
+            return ConnectionState.TIME_WAIT;
+        }
+
+        @Override
+        public long deadline() {
+            return until;
+        }
+
+        @Override
+        public boolean isClosed() {
+            return true;
+        }
+    }
+
+    /**
+     * Nothing left: the driver forgets the connection. {@code cause} is why it ended: {@code null} after a
+     * graceful close or a local abort, a {@link UtpException} otherwise.
+     */
+    record Closed(Throwable cause) implements Phase {
+        @Override
+        public ConnectionState state() {
+            return ConnectionState.TERMINATED;
+        }
+
+        @Override
+        public long deadline() {
+            return NONE;
+        }
+
+        @Override
+        public boolean isClosed() {
+            return true;
+        }
+    }
+}
