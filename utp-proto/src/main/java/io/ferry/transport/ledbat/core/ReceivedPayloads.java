@@ -39,7 +39,7 @@ final class ReceivedPayloads {
             return datagram.retainedSlice(offset, length);
         }
         ByteBuf copy = alloc.buffer(length, length);
-        copy.writeBytes(datagram, offset, length);
+        ByteCopy.append(copy, datagram, offset, length);
         return copy;
     }
 

@@ -20,7 +20,9 @@ final class SendQueue {
     /** Takes {@code length} bytes from {@code source}, advancing its reader index. */
     void add(ByteBuf source, int length) {
         if (source.refCnt() > 1) {
-            chunks.add(source.alloc().directBuffer(length).writeBytes(source, length));
+            ByteBuf copy = source.alloc().directBuffer(length);
+            ByteCopy.move(copy, source, length);
+            chunks.add(copy);
         } else {
             chunks.add(source.readRetainedSlice(length));
         }
@@ -49,7 +51,7 @@ final class SendQueue {
         while (remaining > 0) {
             ByteBuf head = chunks.peek();
             int n = Math.min(remaining, head.readableBytes());
-            out.writeBytes(head, n);
+            ByteCopy.move(out, head, n);
             remaining -= n;
             if (!head.isReadable()) {
                 chunks.poll().release();
