@@ -11,7 +11,10 @@ import java.util.function.IntSupplier;
 /**
  * One UDP socket's uTP connections, keyed by (remote address, connection id) as BEP 29 routes them. Keys
  * are hashed with a secret salt, so nobody who does not know it can choose addresses and ids that pile
- * into one bucket of the table. Not thread-safe: one socket, one thread.
+ * into one bucket of the table. The last route found is remembered: a bulk flow's datagrams come from one
+ * peer and id in long runs, and the map's lookup (a key allocated and hashed per datagram) was an eighth of
+ * a receiving endpoint's CPU samples on loopback (JFR, bench/results/2026-11-30-engine-cost). Not
+ * thread-safe: one socket, one thread.
  *
  * @param <C> what the table holds for a connection
  */
@@ -19,21 +22,38 @@ final class ConnectionTable<C> {
 
     private final Map<Key, C> byKey = new HashMap<>();
     private final long salt;
+    /** The last route {@link #get} found: its address, id and connection (null when forgotten). */
+    private InetSocketAddress lastRemote;
+    private int lastId;
+    private C lastConnection;
 
     ConnectionTable(long salt) {
         this.salt = salt;
     }
 
     C get(InetSocketAddress remote, int connectionId) {
-        return byKey.get(new Key(remote, connectionId, salt));
+        int id = connectionId & 0xFFFF;
+        C last = lastConnection;
+        if (last != null && id == lastId && (remote == lastRemote || remote.equals(lastRemote))) {
+            return last;
+        }
+        C found = byKey.get(new Key(remote, id, salt));
+        if (found != null) {
+            lastRemote = remote;
+            lastId = id;
+            lastConnection = found;
+        }
+        return found;
     }
 
     void put(InetSocketAddress remote, int connectionId, C connection) {
+        lastConnection = null;
         byKey.put(new Key(remote, connectionId, salt), connection);
     }
 
     /** Removes the entry for ({@code remote}, {@code connectionId}) if it holds {@code connection}; returns whether it did. */
     boolean remove(InetSocketAddress remote, int connectionId, C connection) {
+        lastConnection = null;
         return byKey.remove(new Key(remote, connectionId, salt), connection);
     }
 
@@ -57,6 +77,7 @@ final class ConnectionTable<C> {
     }
 
     void clear() {
+        lastConnection = null;
         byKey.clear();
     }
 
