@@ -392,7 +392,9 @@ final class SendPath {
         }
         pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, rate);
         recovery.onTransmitted(nowNanos);
-        out.send(p.retainedDuplicate());
+        // the stored packet itself, one more reference: every reader of a datagram reads it at absolute
+        // indices (no duplicate object per transmission); a retransmission refreshes the same bytes anyway
+        out.send(p.retain());
     }
 
     /** An acknowledgement (with selective ACKs when something is missing); also the handshake's answer. */
