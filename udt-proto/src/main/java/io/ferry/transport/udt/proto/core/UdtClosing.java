@@ -33,12 +33,12 @@ final class UdtClosing {
      *
      * @param ackOutstanding whether the peer has not yet confirmed our acknowledgement of its last data
      */
-    boolean awaitFinalAck2(boolean ackOutstanding, int rttMicros, int rttVarMicros, long nowNanos) {
+    boolean awaitFinalAck2(boolean ackOutstanding, long rttUnitNanos, long nowNanos) {
         if (!ackOutstanding || nowNanos >= deadlineNanos || nowNanos >= finalAckDeadlineNanos) {
             return false;
         }
         if (finalAckDeadlineNanos == Long.MAX_VALUE) {
-            long wait = Math.max(FINAL_ACK_WAIT_MIN_NANOS, FINAL_ACK_WAIT_RTTS * (rttMicros + 4L * rttVarMicros) * 1000L);
+            long wait = Math.max(FINAL_ACK_WAIT_MIN_NANOS, FINAL_ACK_WAIT_RTTS * rttUnitNanos);
             finalAckDeadlineNanos = nowNanos + wait;
             deadlineNanos = Math.min(deadlineNanos, finalAckDeadlineNanos); // one deadline ends both waits
         }

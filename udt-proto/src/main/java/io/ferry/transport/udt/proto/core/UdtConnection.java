@@ -292,7 +292,7 @@ public final class UdtConnection implements EngineConnection {
     }
 
     private long expiryDeadline() {
-        return expiry.deadlineNanos(rtt.micros(), rtt.varianceMicros());
+        return expiry.deadlineNanos(rtt.expiryNanos());
     }
 
     private void onExpiry(long nowNanos) {
@@ -393,7 +393,7 @@ public final class UdtConnection implements EngineConnection {
         if (phase == Phase.CLOSING && (sender.isDrained() || linger.expired(nowNanos))) {
             long unsent = sender.bufferedBytes();
             receiver.finalAck(nowNanos, rtt.micros(), rtt.varianceMicros()); // what the peer sent last is confirmed before we go
-            if (linger.awaitFinalAck2(receiver.wantsAckTimer(), rtt.micros(), rtt.varianceMicros(), nowNanos)) {
+            if (linger.awaitFinalAck2(receiver.wantsAckTimer(), rtt.expiryNanos(), nowNanos)) {
                 if (nextAckNanos == Long.MAX_VALUE) {
                     nextAckNanos = nowNanos + SYN_NANOS; // the ACK timer repeats the final ACK meanwhile
                 }

@@ -48,9 +48,9 @@ final class UdtExpiry {
         heard(nowNanos, false);
     }
 
-    /** When the timer expires next, for the smoothed round trip and its variance in microseconds. */
-    long deadlineNanos(int rttMicros, int rttVarMicros) {
-        long interval = Math.max(expiries * (rttMicros + 4L * rttVarMicros) * 1000L + UdtConnection.SYN_NANOS,
+    /** When the timer expires next, for UDT's unit {@code RTT + 4 RTTVar} ({@link UdtRtt#expiryNanos()}). */
+    long deadlineNanos(long rttUnitNanos) {
+        long interval = Math.max(expiries * rttUnitNanos + UdtConnection.SYN_NANOS,
                 expiries * MIN_EXPIRY_NANOS);
         return baseNanos + interval;
     }
