@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * and the first GiB's rate and CPU.
  *
  * <pre>java -cp bench/target/benchmarks.jar io.ferry.bench.cost.TwoProcessLoopback [--size 4G] [--rounds 1]
- *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer]</pre>
+ *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--jvm-args "-XX:StartFlightRecording=filename=DIR ..."]</pre>
+ * {@code --jvm-args} (space-separated) go to both Java processes: a profiler, JIT logging, an AOT cache.
  */
 public final class TwoProcessLoopback {
 
@@ -50,12 +51,14 @@ public final class TwoProcessLoopback {
         int rounds = 1;
         List<String> transports = List.of("tcp", "utp", "udt");
         String nativePeer = null;
+        List<String> jvmArgs = List.of();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--transports" -> transports = List.of(args[++i].split(","));
                 case "--native" -> nativePeer = args[++i];
+                case "--jvm-args" -> jvmArgs = List.of(args[++i].trim().split("\\s+"));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -66,7 +69,7 @@ public final class TwoProcessLoopback {
                 "first GiB Mbit/s", "first GiB CPU-s");
         for (int r = 0; r < rounds; r++) {
             for (String t : transports) {
-                report(t, java(t, size));
+                report(t, java(t, size, jvmArgs));
             }
             if (nativePeer != null && Files.isExecutable(Path.of(nativePeer))) {
                 report("native UDT4", cpp(nativePeer, size));
@@ -88,19 +91,29 @@ public final class TwoProcessLoopback {
 
     // ------------------------------------------------------------------ the two processes
 
-    private static Marks[] java(String scheme, long size) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String cp = System.getProperty("java.class.path");
-        Process receiver = new ProcessBuilder(java, "-cp", cp, Receive.class.getName(), scheme).start();
+    private static Marks[] java(String scheme, long size, List<String> jvmArgs) throws Exception {
+        Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme)).start();
         BufferedReader rin = reader(receiver);
         String port = rin.readLine();
+        while (port != null && !port.startsWith("PORT ") && !jvmArgs.isEmpty()) {
+            port = rin.readLine(); // what a profiler or a log asked for in --jvm-args printed first
+        }
         if (port == null || !port.startsWith("PORT ")) {
             throw new IllegalStateException(scheme + " receiver: " + port + " " + new String(receiver.getErrorStream().readAllBytes()));
         }
         long start = System.nanoTime();
-        Process sender = new ProcessBuilder(java, "-cp", cp, Send.class.getName(), scheme, port.substring(5), Long.toString(size))
+        Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size)))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         return marks(rin, reader(sender), receiver, sender, scheme, start);
+    }
+
+    private static List<String> javaCommand(List<String> jvmArgs, Class<?> main, String... args) {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(args));
+        return command;
     }
 
     private static Marks[] cpp(String peer, long size) throws Exception {
@@ -224,6 +237,9 @@ public final class TwoProcessLoopback {
                         }
                         if (sent >= size && written.getCount() > 0) {
                             written.countDown();
+                            if (System.getenv("FERRY_BENCH_STATS") != null) {
+                                System.err.println("sender " + io.ferry.transport.FerryChannels.statistics(ctx.channel()));
+                            }
                             ctx.close().addListener(f -> mark(sent));
                         }
                     }
