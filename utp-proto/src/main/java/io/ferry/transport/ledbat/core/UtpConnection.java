@@ -49,20 +49,7 @@ import java.time.Duration;
  * {@code InboundStream}, {@link AckScheduler}, its {@link Phase} and its {@link TimerTable}. Each mechanism, and what keeps
  * heavy random loss cheap, in docs/utp-protocol.md.
  */
-public final class UtpConnection implements EngineConnection {
-    /** Event: the handshake completed (reported once; for an acceptor, by {@link #accept} itself). */
-    public static final int CONNECTED = ConnectionOutput.CONNECTED;
-    /** Event: the peer's FIN was reached in order, after the last payload (reported at most once). */
-    public static final int END_OF_STREAM = ConnectionOutput.END_OF_STREAM;
-    /** Event: {@link #isWritable()} changed. */
-    public static final int WRITABILITY_CHANGED = ConnectionOutput.WRITABILITY_CHANGED;
-    /**
-     * Event: the connection closed (reported once), with {@link #closeCause()}. After it every entry
-     * point is a no-op, except that a gracefully closed connection may still acknowledge the peer's
-     * retransmitted FIN until {@link #isTerminated()}.
-     */
-    public static final int CLOSED = ConnectionOutput.CLOSED;
-
+public final class UtpConnection extends AbstractEngineConnection {
     /**
      * How long an acceptor waits for the initiator to prove its address (at most the connect timeout).
      * Three answers fit in it (at 0, one RTO and three RTOs); an initiator whose SYN arrives after it
@@ -83,8 +70,6 @@ public final class UtpConnection implements EngineConnection {
     private static final int WINDOW_UPDATE_CAP = 64 * 1024;
 
     private final UtpConfig config;
-    private final ConnectionOutput out = new ConnectionOutput();
-    private final java.util.function.BooleanSupplier writableNow = this::isWritable;
     private final CongestionControl cc;
     private final RttEstimator rtt;
     /**
@@ -460,65 +445,13 @@ public final class UtpConnection implements EngineConnection {
     // Outputs, pulled by the driver
 
     /**
-     * The next datagram to send to the peer, or {@code null} if there is none; ownership passes to
-     * the caller. Datagrams come in the order they must leave.
-     */
-    public ByteBuf pollTransmit() {
-        return out.pollTransmit();
-    }
-
-    /**
-     * The next run of in-order payload for the application, or {@code null}; ownership passes to the
-     * caller. The bytes count against the receive window until reported through {@link #consumed}.
-     */
-    public ByteBuf pollData() {
-        return out.pollData();
-    }
-
-    /**
-     * The events raised since the last call, as a set of bits ({@link #CONNECTED},
-     * {@link #END_OF_STREAM}, {@link #WRITABILITY_CHANGED}, {@link #CLOSED}); each is reported once.
-     * Take the payload ({@link #pollData}) before acting on {@link #END_OF_STREAM} or {@link #CLOSED}:
-     * it arrived before them.
-     */
-    public int pollEvents() {
-        return out.pollEvents();
-    }
-
-    /**
      * Why the connection closed: {@code null} after a graceful close or a local {@link #abort}, a
-     * {@link UtpException} saying why otherwise (meaningful once {@link #CLOSED} was raised).
+     * {@link UtpException} saying why otherwise (meaningful once {@link #CLOSED} was raised). After
+     * {@link #CLOSED} every entry point is a no-op, except that a gracefully closed connection still
+     * acknowledges the peer's retransmitted FIN until {@link #isTerminated()}.
      */
     public Throwable closeCause() {
         return phase instanceof Phase.Closed c ? c.cause() : null;
-    }
-
-    /**
-     * Hands everything produced so far to {@code sink}, in order: datagrams, then the handshake's
-     * completion, payload, the end of the stream, a writability change and the close. What the sink
-     * does may make the connection produce more; that is handed over too, until a round finds nothing.
-     * The same as polling with {@link #pollTransmit}, {@link #pollEvents} and {@link #pollData}. With
-     * {@code transmit} false the datagrams stay queued, in order, for a later collect (the driver's socket
-     * cannot take them now); {@link #hasTransmit()} then says whether any wait.
-     */
-    @Override
-    public void collect(ConnectionSink sink, boolean transmit) {
-        out.drainTo(sink, transmit, writableNow);
-    }
-
-    /** Whether datagrams wait to be collected (left by a {@link #collect(ConnectionSink, boolean)} that took none). */
-    @Override
-    public boolean hasTransmit() {
-        return out.hasTransmits();
-    }
-
-    /**
-     * Releases datagrams and payload produced but never collected, for a driver that gives the
-     * connection up without draining it (its socket closed).
-     */
-    @Override
-    public void releaseUncollected() {
-        out.releaseAll();
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -570,6 +503,7 @@ public final class UtpConnection implements EngineConnection {
     }
 
     /** Returns whether {@link #write} may be called and is worth calling (the send buffer has room). */
+    @Override
     public boolean isWritable() {
         return send.isWritable() && !phase.isClosed();
     }

@@ -3,9 +3,7 @@ package io.ferry.transport.udt.proto.core;
 import io.ferry.transport.ledbat.cc.CongestionControl;
 import io.ferry.transport.ledbat.cc.CongestionParameters;
 import io.ferry.transport.ledbat.cc.Pacer;
-import io.ferry.transport.ledbat.core.ConnectionOutput;
-import io.ferry.transport.ledbat.core.ConnectionSink;
-import io.ferry.transport.ledbat.core.EngineConnection;
+import io.ferry.transport.ledbat.core.AbstractEngineConnection;
 import io.ferry.transport.udt.proto.cc.UdtRateFeedback;
 import io.ferry.transport.udt.proto.wire.Handshake;
 import io.ferry.transport.udt.proto.wire.SeqNumbers;
@@ -27,16 +25,7 @@ import java.net.InetAddress;
  * round-trip estimate; this class owns the phase and every timer: ACK (SYN, 10 ms), periodic NAK, EXP
  * ({@link UdtExpiry}), the graceful close's ({@link UdtClosing}), keep-alive and the pacer.
  */
-public final class UdtConnection implements EngineConnection {
-    /** Event bit: the handshake completed. */
-    public static final int CONNECTED = ConnectionOutput.CONNECTED;
-    /** Event bit: the peer shut down after its last data. */
-    public static final int END_OF_STREAM = ConnectionOutput.END_OF_STREAM;
-    /** Event bit: writability changed. */
-    public static final int WRITABILITY_CHANGED = ConnectionOutput.WRITABILITY_CHANGED;
-    /** Event bit: the connection closed. */
-    public static final int CLOSED = ConnectionOutput.CLOSED;
-
+public final class UdtConnection extends AbstractEngineConnection {
     static final long SYN_NANOS = 10_000_000L;
     private static final long MIN_NAK_INTERVAL_NANOS = 20_000_000L;
     /**
@@ -65,8 +54,6 @@ public final class UdtConnection implements EngineConnection {
 
     private final UdtConfig config;
     private final int socketId;
-    private final ConnectionOutput out = new ConnectionOutput();
-    private final java.util.function.BooleanSupplier writableNow = this::isWritable;
     private final long startNanos;
     private Phase phase = Phase.CONNECTING;
     private final UdtHandshaker setup;
@@ -526,17 +513,6 @@ public final class UdtConnection implements EngineConnection {
         };
     }
 
-    /** Hands everything produced so far to {@code sink} ({@link ConnectionOutput#drainTo}). */
-    @Override
-    public void collect(ConnectionSink sink, boolean transmit) {
-        out.drainTo(sink, transmit, writableNow);
-    }
-
-    @Override
-    public boolean hasTransmit() {
-        return out.hasTransmits();
-    }
-
     /** Whether the connection is closed: nothing more is sent or received (UDT has no TIME_WAIT). */
     @Override
     public boolean isTerminated() {
@@ -549,16 +525,11 @@ public final class UdtConnection implements EngineConnection {
         return phase == Phase.CLOSED;
     }
 
-    /** Releases what was produced and never collected. */
-    @Override
-    public void releaseUncollected() {
-        out.releaseAll();
-    }
-
     public Phase phase() {
         return phase;
     }
 
+    @Override
     public boolean isWritable() {
         return writable;
     }
