@@ -10,23 +10,30 @@ package io.ferry.transport.ledbat.core;
  * {@link Closed} {@link ConnectionState#TERMINATED}.
  */
 sealed interface Phase {
-
     long NONE = Long.MAX_VALUE;
 
     /** The public state this phase shows. */
-    ConnectionState state();
+    default ConnectionState state() {
+        if (this instanceof SynSent) {
+            return ConnectionState.SYN_SENT;
+        }
+        if (this instanceof TimeWait) {
+            return ConnectionState.TIME_WAIT;
+        }
+        return this instanceof Closed ? ConnectionState.TERMINATED : ConnectionState.CONNECTED;
+    }
 
     /** When this phase's own deadline falls due ({@link #NONE} if it has none). */
     long deadline();
 
     /** Whether the application sees the connection closed (the {@code CLOSED} event was raised). */
     default boolean isClosed() {
-        return false;
+        return this instanceof TimeWait || this instanceof Closed;
     }
 
     /** Whether the handshake completed (for an acceptor, perhaps not yet confirmed) and the connection is not closed. */
     default boolean isEstablished() {
-        return false;
+        return this instanceof Established || this instanceof Closing;
     }
 
     /** The acceptor's initiator proved its address: the half-open deadline is gone. */
@@ -52,10 +59,6 @@ sealed interface Phase {
      * timeout, BEP 29).
      */
     record SynSent(long deadline) implements Phase {
-        @Override
-        public ConnectionState state() {
-            return ConnectionState.SYN_SENT;
-        }
     }
 
     /**
@@ -65,16 +68,6 @@ sealed interface Phase {
      */
     record Established(long halfOpenDeadline) implements Phase {
         static final Established CONFIRMED = new Established(NONE);
-
-        @Override
-        public ConnectionState state() {
-            return ConnectionState.CONNECTED;
-        }
-
-        @Override
-        public boolean isEstablished() {
-            return true;
-        }
 
         @Override
         public Phase peerConfirmed() {
@@ -99,16 +92,6 @@ sealed interface Phase {
      */
     record Closing(long halfOpenDeadline, long peerFinDeadline) implements Phase {
         @Override
-        public ConnectionState state() {
-            return ConnectionState.CONNECTED;
-        }
-
-        @Override
-        public boolean isEstablished() {
-            return true;
-        }
-
-        @Override
         public Phase peerConfirmed() {
             return new Closing(NONE, peerFinDeadline);
         }
@@ -130,18 +113,8 @@ sealed interface Phase {
      */
     record TimeWait(long until) implements Phase {
         @Override
-        public ConnectionState state() {
-            return ConnectionState.TIME_WAIT;
-        }
-
-        @Override
         public long deadline() {
             return until;
-        }
-
-        @Override
-        public boolean isClosed() {
-            return true;
         }
     }
 
@@ -151,18 +124,8 @@ sealed interface Phase {
      */
     record Closed(Throwable cause) implements Phase {
         @Override
-        public ConnectionState state() {
-            return ConnectionState.TERMINATED;
-        }
-
-        @Override
         public long deadline() {
             return NONE;
-        }
-
-        @Override
-        public boolean isClosed() {
-            return true;
         }
     }
 }
