@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a transport costs between two processes on loopback, as a user's two programs see it: a fresh
@@ -31,7 +32,9 @@ import java.util.concurrent.TimeUnit;
  * and the first GiB's rate and CPU.
  *
  * <pre>java -cp bench/target/benchmarks.jar io.ferry.bench.cost.TwoProcessLoopback [--size 4G] [--rounds 1]
- *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--jvm-args "-XX:StartFlightRecording=filename=DIR ..."]</pre>
+ *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--jvm-args "..."]</pre>
+ * {@code --connections N}: N concurrent connections into the one listener, each moving its share (the
+ * figures are the aggregate).
  * {@code --jvm-args} (space-separated) go to both Java processes: a profiler, JIT logging, an AOT cache.
  */
 public final class TwoProcessLoopback {
@@ -52,12 +55,14 @@ public final class TwoProcessLoopback {
         List<String> transports = List.of("tcp", "utp", "udt");
         String nativePeer = null;
         List<String> jvmArgs = List.of();
+        int connections = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--transports" -> transports = List.of(args[++i].split(","));
                 case "--native" -> nativePeer = args[++i];
+                case "--connections" -> connections = Integer.parseInt(args[++i]);
                 case "--jvm-args" -> jvmArgs = List.of(args[++i].trim().split("\\s+"));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
@@ -69,7 +74,7 @@ public final class TwoProcessLoopback {
                 "first GiB Mbit/s", "first GiB CPU-s");
         for (int r = 0; r < rounds; r++) {
             for (String t : transports) {
-                report(t, java(t, size, jvmArgs));
+                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, jvmArgs));
             }
             if (nativePeer != null && Files.isExecutable(Path.of(nativePeer))) {
                 report("native UDT4", cpp(nativePeer, size));
@@ -91,8 +96,8 @@ public final class TwoProcessLoopback {
 
     // ------------------------------------------------------------------ the two processes
 
-    private static Marks[] java(String scheme, long size, List<String> jvmArgs) throws Exception {
-        Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme)).start();
+    private static Marks[] java(String scheme, long size, int connections, List<String> jvmArgs) throws Exception {
+        Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme, Integer.toString(connections))).start();
         BufferedReader rin = reader(receiver);
         String port = rin.readLine();
         while (port != null && !port.startsWith("PORT ") && !jvmArgs.isEmpty()) {
@@ -102,7 +107,8 @@ public final class TwoProcessLoopback {
             throw new IllegalStateException(scheme + " receiver: " + port + " " + new String(receiver.getErrorStream().readAllBytes()));
         }
         long start = System.nanoTime();
-        Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size)))
+        Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size),
+                Integer.toString(connections)))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         return marks(rin, reader(sender), receiver, sender, scheme, start);
     }
@@ -162,28 +168,32 @@ public final class TwoProcessLoopback {
         System.out.flush();
     }
 
-    /** The receiving process: listens, counts, marks the first GiB and the end of the stream. */
+    /** The receiving process: listens, counts over all connections, marks the first GiB and the end of the last stream. */
     public static final class Receive {
         public static void main(String[] args) throws Exception {
-            CountDownLatch ended = new CountDownLatch(1);
+            int connections = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+            CountDownLatch ended = new CountDownLatch(connections);
+            AtomicLong total = new AtomicLong();
             try (Transports ferry = Transports.create()) {
                 ChannelHandler counter = new ChannelInboundHandlerAdapter() {
-                    long bytes;
-
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        long before = bytes;
-                        bytes += ((ByteBuf) msg).readableBytes();
+                        int n = ((ByteBuf) msg).readableBytes();
                         ReferenceCountUtil.release(msg);
-                        if (before < GIB && bytes >= GIB) {
-                            mark(bytes);
+                        long after = total.addAndGet(n);
+                        if (after - n < GIB && after >= GIB) {
+                            mark(after);
                         }
                     }
 
                     @Override
                     public void channelInactive(ChannelHandlerContext ctx) {
-                        mark(bytes);
-                        ended.countDown();
+                        synchronized (ended) {
+                            ended.countDown();
+                            if (ended.getCount() == 0) {
+                                mark(total.get());
+                            }
+                        }
                     }
 
                     @Override
@@ -199,56 +209,89 @@ public final class TwoProcessLoopback {
         }
     }
 
-    /** The sending process: connects, writes on writability from the event loop, closes gracefully. */
+    /**
+     * The sending process: opens the connections, each writing its share on writability from its event
+     * loop and closing gracefully; marks the first GiB written over all of them and the last close.
+     */
     public static final class Send {
         public static void main(String[] args) throws Exception {
             long size = Long.parseLong(args[2]);
+            int connections = args.length > 3 ? Integer.parseInt(args[3]) : 1;
             ByteBuf chunk = PooledByteBufAllocator.DEFAULT.directBuffer(CHUNK).writeZero(CHUNK);
-            CountDownLatch written = new CountDownLatch(1);
+            AtomicLong written = new AtomicLong();
+            CountDownLatch closed = new CountDownLatch(connections);
             try (Transports ferry = Transports.create()) {
-                ChannelHandler pump = new ChannelInboundHandlerAdapter() {
-                    long sent;
-
-                    @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        pump(ctx);
-                        ctx.fireChannelActive();
-                    }
-
-                    @Override
-                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                        pump(ctx);
-                    }
-
-                    private void pump(ChannelHandlerContext ctx) {
-                        boolean wrote = false;
-                        while (sent < size && ctx.channel().isWritable()) {
-                            int n = (int) Math.min(CHUNK, size - sent);
-                            ctx.write(chunk.retainedSlice(0, n));
-                            long before = sent;
-                            sent += n;
-                            wrote = true;
-                            if (before < GIB && sent >= GIB) {
-                                mark(sent);
-                            }
-                        }
-                        if (wrote) {
-                            ctx.flush();
-                        }
-                        if (sent >= size && written.getCount() > 0) {
-                            written.countDown();
-                            if (System.getenv("FERRY_BENCH_STATS") != null) {
-                                System.err.println("sender " + io.ferry.transport.FerryChannels.statistics(ctx.channel()));
-                            }
-                            ctx.close().addListener(f -> mark(sent));
-                        }
-                    }
-                };
-                Channel ch = ferry.connect(args[0] + "://127.0.0.1:" + args[1], pump).sync().channel();
-                ch.closeFuture().await();
-                written.await(10, TimeUnit.SECONDS);
+                List<Channel> channels = new java.util.ArrayList<>();
+                for (int c = 0; c < connections; c++) {
+                    long share = size / connections + (c == 0 ? size % connections : 0);
+                    channels.add(ferry.connect(args[0] + "://127.0.0.1:" + args[1], new Pump(share, chunk, written, closed))
+                            .sync().channel());
+                }
+                for (Channel ch : channels) {
+                    ch.closeFuture().await();
+                }
+                closed.await(10, TimeUnit.SECONDS);
             } finally {
                 chunk.release();
+            }
+        }
+    }
+
+    /** One connection's writer: its share of the bytes, on writability, then a graceful close. */
+    private static final class Pump extends ChannelInboundHandlerAdapter {
+        private final long share;
+        private final ByteBuf chunk;
+        private final AtomicLong written;
+        private final CountDownLatch closed;
+        private long sent;
+        private boolean closing;
+
+        Pump(long share, ByteBuf chunk, AtomicLong written, CountDownLatch closed) {
+            this.share = share;
+            this.chunk = chunk;
+            this.written = written;
+            this.closed = closed;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            pump(ctx);
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            pump(ctx);
+        }
+
+        private void pump(ChannelHandlerContext ctx) {
+            boolean wrote = false;
+            while (sent < share && ctx.channel().isWritable()) {
+                int n = (int) Math.min(CHUNK, share - sent);
+                ctx.write(chunk.retainedSlice(0, n));
+                sent += n;
+                wrote = true;
+                long after = written.addAndGet(n);
+                if (after - n < GIB && after >= GIB) {
+                    mark(after);
+                }
+            }
+            if (wrote) {
+                ctx.flush();
+            }
+            if (sent >= share && !closing) {
+                closing = true;
+                if (System.getenv("FERRY_BENCH_STATS") != null) {
+                    System.err.println("sender " + io.ferry.transport.FerryChannels.statistics(ctx.channel()));
+                }
+                ctx.close().addListener(f -> {
+                    synchronized (closed) {
+                        closed.countDown();
+                        if (closed.getCount() == 0) {
+                            mark(written.get());
+                        }
+                    }
+                });
             }
         }
     }
