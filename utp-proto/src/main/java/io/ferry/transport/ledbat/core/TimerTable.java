@@ -44,10 +44,6 @@ final class TimerTable {
         deadlines[timer.ordinal()] = deadlineNanos;
     }
 
-    long get(Timer timer) {
-        return deadlines[timer.ordinal()];
-    }
-
     boolean isExpired(Timer timer, long nowNanos) {
         return nowNanos >= deadlines[timer.ordinal()];
     }

@@ -422,15 +422,16 @@ class ConnectionLifecycleTest {
         assertTrue(cs.packetsSent() > up.length / 1380);
         assertTrue(ss.packetsReceived() > 0);
         UtpConnection c = p.client.connection();
-        assertTrue(c.pathStats().smoothedRttNanos() >= 40 * MS, "srtt " + c.pathStats().smoothedRttNanos());
-        assertTrue(c.pathStats().rttVarianceNanos() >= 0);
-        assertTrue(c.pathStats().rtoNanos() >= 500 * MS);
-        assertTrue(c.pathStats().cwndBytes() >= 2 * 1380);
-        assertTrue(c.pathStats().queuingDelayMicros() >= 0);
-        assertTrue(c.pathStats().baseDelayMicros() >= 0);
+        PathStats path = c.pathStats();
+        assertTrue(path.smoothedRttNanos() >= 40 * MS, "srtt " + path.smoothedRttNanos());
+        assertTrue(path.rttVarianceNanos() >= 0, "an RTT variation was measured (-1 before any sample)");
+        assertTrue(path.rtoNanos() >= 500 * MS);
+        assertTrue(path.cwndBytes() >= 2 * 1380);
+        assertTrue(path.queuingDelayMicros() >= 0, "the controller estimated the queuing delay (-1 while unknown)");
+        assertTrue(path.baseDelayMicros() >= 0, "the controller estimated the base delay (-1 while unknown)");
         // everything was consumed: the whole 4 MiB buffer, in the payload bytes it holds (each kept
         // payload is charged its buffer and overhead too, so fewer than 4 MiB of them, but more than half)
-        assertTrue(c.pathStats().peerWindowBytes() <= 4 * 1024 * 1024 && c.pathStats().peerWindowBytes() > 2 * 1024 * 1024, "peer window " + c.pathStats().peerWindowBytes());
-        assertEquals("ledbat", c.pathStats().congestionControl());
+        assertTrue(path.peerWindowBytes() <= 4 * 1024 * 1024 && path.peerWindowBytes() > 2 * 1024 * 1024, "peer window " + path.peerWindowBytes());
+        assertEquals("ledbat", path.congestionControl());
     }
 }
