@@ -1,6 +1,7 @@
 package io.ferry.transport.udt;
 
 import io.ferry.transport.udp.engine.EngineEndpoint;
+import io.ferry.transport.udp.engine.SocketGroup;
 import io.ferry.transport.udt.proto.core.UdtListener;
 import io.ferry.transport.udt.proto.wire.Handshake;
 import io.ferry.transport.udt.proto.wire.UdtPacket;
@@ -12,7 +13,6 @@ import io.netty.channel.EventLoop;
 
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -26,12 +26,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * datagrams for a known id go to that connection (from its peer's address only); handshakes addressed to
  * id 0 go to the listener ({@link UdtListener}: cookie, then a new connection), or to the connection a
  * repeated request belongs to, or, on a client's own socket, to its one connection (a rendezvous peer's
- * requests). The engine's driver loop ({@link EngineEndpoint}) does the rest: timers, batched sends in
- * GSO runs, the socket's backpressure, containment.
+ * requests). A listener's sockets share one {@link UdtListener} and one {@link SocketGroup}: socket ids
+ * are unique across the listener, and a datagram or repeated request that the kernel delivers to a socket
+ * other than its connection's (its spread over the sockets changed) is handed to that socket, never
+ * accepted twice. The engine's driver loop ({@link EngineEndpoint}) does the rest: timers, batched sends
+ * in GSO runs, the socket's backpressure, containment.
  */
 final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
-
-    private static final SecureRandom SECRETS = new SecureRandom();
 
     private final UdtSettings settings;
     private final boolean clientSocket;
@@ -41,6 +42,7 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
     private final AtomicLong unroutable = new AtomicLong();
     private volatile UdtServerChannel acceptor;
     private UdtListener listener;
+    private SocketGroup<Object> group;
 
     private record PeerKey(InetSocketAddress address, int socketId) {
     }
@@ -105,12 +107,11 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
 
     // ------------------------------------------------------------------ connections
 
-    /** New requests go to {@code server} from now on. Any thread. */
-    void setAcceptor(UdtServerChannel server, UdtSettings childSettings) {
-        byte[] secret = new byte[32];
-        SECRETS.nextBytes(secret);
+    /** New requests go to {@code server} from now on, through the listener and group its sockets share. Any thread. */
+    void setAcceptor(UdtServerChannel server, UdtListener shared, SocketGroup<Object> sockets) {
         loop().execute(() -> {
-            listener = new UdtListener(childSettings.protocol(isIpv6(), server.config().getAllocator()), secret, now());
+            listener = shared;
+            group = sockets;
             acceptor = server;
         });
     }
@@ -127,16 +128,17 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
         markAcceptorClosed();
     }
 
-    private boolean isIpv6() {
+    /** Whether this socket is bound to an IPv6 address (its handshakes carry 128-bit addresses). */
+    boolean isIpv6() {
         InetSocketAddress local = localAddress();
         return local != null && local.getAddress() instanceof Inet6Address;
     }
 
-    /** A socket id not in use on this socket. */
+    /** A socket id not in use on this socket, nor on the other sockets of its listener (claimed there). */
     int newSocketId() {
         for (;;) {
             int id = 1 + ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE - 1);
-            if (!byId.containsKey(id)) {
+            if (!byId.containsKey(id) && (group == null || group.claim(id, this) == null)) {
                 return id;
             }
         }
@@ -149,19 +151,35 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
 
     @Override
     protected boolean unregister(UdtSocketChannel channel) {
-        if (!byId.remove(channel.connection().socketId(), channel)) {
+        int id = channel.connection().socketId();
+        if (!byId.remove(id, channel)) {
             return false;
         }
-        byPeer.values().remove(channel);
+        release(id);
+        byPeer.entrySet().removeIf(e -> {
+            if (e.getValue() != channel) {
+                return false;
+            }
+            release(e.getKey());
+            return true;
+        });
         return true;
     }
 
     @Override
     protected Collection<UdtSocketChannel> unregisterAll() {
         List<UdtSocketChannel> all = new ArrayList<>(byId.values());
+        byId.keySet().forEach(this::release);
+        byPeer.keySet().forEach(this::release);
         byId.clear();
         byPeer.clear();
         return all;
+    }
+
+    private void release(Object key) {
+        if (group != null) {
+            group.release(key, this);
+        }
     }
 
     @Override
@@ -182,7 +200,7 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
             UdtSocketChannel channel = byId.get(destination);
             if (channel != null && channel.accepts(from)) {
                 deliver(channel, datagram, from, now());
-            } else {
+            } else if (channel != null || group == null || !handOver(group, group.owner(destination), datagram, from)) {
                 unroutable.incrementAndGet();
             }
             return;
@@ -202,16 +220,19 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
             unroutable.incrementAndGet();
             return;
         }
-        int peerId = datagram.getInt(datagram.readerIndex() + UdtPacket.HEADER_BYTES + 24);
-        UdtSocketChannel existing = byPeer.get(new PeerKey(from, peerId));
+        PeerKey peer = new PeerKey(from, datagram.getInt(datagram.readerIndex() + UdtPacket.HEADER_BYTES + 24));
+        UdtSocketChannel existing = byPeer.get(peer);
         if (existing != null) {
             deliver(existing, datagram, from, now()); // a repeated request: its connection answers again
             return;
         }
-        accept(datagram, from);
+        if (group != null && handOver(group, group.owner(peer), datagram, from)) {
+            return; // a repeated request whose connection lives on another socket of this listener
+        }
+        accept(datagram, from, peer);
     }
 
-    private void accept(ByteBuf datagram, InetSocketAddress from) {
+    private void accept(ByteBuf datagram, InetSocketAddress from, PeerKey peer) {
         UdtListener l = listener;
         UdtServerChannel server = acceptor;
         if (l == null || server == null) {
@@ -227,12 +248,20 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
         if (request == null) {
             return;
         }
-        UdtSocketChannel child = server.accept(this, from, request, now);
-        if (child == null) {
+        EngineEndpoint<?> other = group == null ? null : group.claim(peer, this);
+        if (other != null) {
+            handOver(group, other, datagram, from); // another socket accepted this peer meanwhile: it answers
             return;
         }
-        byId.put(child.connection().socketId(), child);
-        byPeer.put(new PeerKey(from, request.socketId()), child);
+        int id = newSocketId();
+        UdtSocketChannel child = server.accept(this, from, request, id, now);
+        if (child == null) {
+            release(id);
+            release(peer);
+            return;
+        }
+        byId.put(id, child);
+        byPeer.put(peer, child);
         afterCall(child); // the response leaves, the application gets the connection
     }
 }

@@ -3,6 +3,8 @@ package io.ferry.transport.udt;
 import io.ferry.transport.FerryChannels;
 import io.ferry.transport.spi.ChildHandlers;
 import io.ferry.transport.spi.ListenerConfig;
+import io.ferry.transport.udp.engine.SocketGroup;
+import io.ferry.transport.udt.proto.core.UdtListener;
 import io.ferry.transport.udt.proto.wire.Handshake;
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelHandler;
@@ -34,6 +36,9 @@ public final class UdtServerChannel extends AbstractServerChannel implements Ser
             acceptPending = false;
         }
     };
+    private static final java.security.SecureRandom SECRETS = new java.security.SecureRandom();
+
+    private final SocketGroup<Object> group = new SocketGroup<>();
     private final java.util.ArrayDeque<UdtSocketChannel> backlog = new java.util.ArrayDeque<>();
     private boolean acceptPending;
     private final UdtTransport transport;
@@ -52,10 +57,14 @@ public final class UdtServerChannel extends AbstractServerChannel implements Ser
         return childSettings;
     }
 
-    /** Called once every UDP socket of the listener is bound. */
+    /** Called once every UDP socket of the listener is bound: they share one listener (one cookie secret) and one group. */
     void bound(List<UdtEndpoint> all) {
+        byte[] secret = new byte[32];
+        SECRETS.nextBytes(secret);
+        UdtEndpoint first = all.get(0);
+        UdtListener listener = new UdtListener(childSettings.protocol(first.isIpv6(), config().getAllocator()), secret, first.now());
         for (UdtEndpoint e : all) {
-            e.setAcceptor(this, childSettings);
+            e.setAcceptor(this, listener, group);
         }
         this.endpoints = List.copyOf(all);
         pipeline().fireChannelActive();
@@ -65,13 +74,13 @@ public final class UdtServerChannel extends AbstractServerChannel implements Ser
      * A request with a valid cookie arrived at {@code from}: the accepted connection, connected (its
      * response queued), on the endpoint's loop; null if the listener closed or the child cannot be made.
      */
-    UdtSocketChannel accept(UdtEndpoint from, InetSocketAddress sender, Handshake request, long now) {
+    UdtSocketChannel accept(UdtEndpoint from, InetSocketAddress sender, Handshake request, int socketId, long now) {
         if (!open) {
             return null;
         }
         UdtSocketChannel child = new UdtSocketChannel(this, transport, childSettings, from, sender);
         try {
-            child.accepted(request, from.newSocketId(), now);
+            child.accepted(request, socketId, now);
         } catch (RuntimeException e) {
             pipeline().fireExceptionCaught(e);
             return null;
@@ -203,6 +212,11 @@ public final class UdtServerChannel extends AbstractServerChannel implements Ser
     /** Datagrams this listener's sockets could not route to a connection (unknown socket id, or not a request). */
     public long unroutableDatagrams() {
         return endpoints.stream().mapToLong(UdtEndpoint::unroutable).sum();
+    }
+
+    /** Datagrams one of this listener's sockets received for a connection on another (the kernel's spread changed). */
+    public long handedOverDatagrams() {
+        return group.handedOver();
     }
 
     /** Connections reset because handling one of their packets or timers threw. */

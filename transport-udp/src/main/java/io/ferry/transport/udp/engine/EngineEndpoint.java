@@ -56,6 +56,7 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
     private DatagramChannel socket;
     private SegmentingSender sender;
     private boolean inReadBatch;
+    private boolean handlingHandedOver;
     private boolean flushOwed;
     private boolean flushScheduled;
     private boolean acceptorClosed;
@@ -363,6 +364,40 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
             afterCall(channel);
         } catch (RuntimeException e) {
             contain(channel, e);
+        }
+    }
+
+    /**
+     * Hands {@code datagram} to {@code owner}, the socket of this listener's {@link SocketGroup} that routes
+     * it: a retained duplicate is handled on the owner's event loop as if that socket had read it. False,
+     * and nothing happens, when there is no other owner or the datagram was handed over to this socket
+     * already (a datagram hops at most once); the caller keeps ownership either way.
+     */
+    protected final boolean handOver(SocketGroup<?> group, EngineEndpoint<?> owner, ByteBuf datagram, InetSocketAddress from) {
+        if (owner == null || owner == this || handlingHandedOver || owner.socket == null) {
+            return false;
+        }
+        ByteBuf copy = datagram.retainedDuplicate();
+        try {
+            owner.socket.eventLoop().execute(() -> owner.receiveHandedOver(copy, from));
+        } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+            copy.release();
+            return false;
+        }
+        group.countHandOver();
+        return true;
+    }
+
+    private void receiveHandedOver(ByteBuf datagram, InetSocketAddress from) {
+        if (!socket.isOpen()) {
+            datagram.release();
+            return;
+        }
+        handlingHandedOver = true;
+        try {
+            readAsIfReceived(datagram, from);
+        } finally {
+            handlingHandedOver = false;
         }
     }
 

@@ -15,7 +15,9 @@ import java.security.NoSuchAlgorithmException;
  * secret, and only a request that returns it (this minute's or the last one's) is accepted, so a
  * spoofed flood creates no state. Version and socket type must match, or the answer is UDT4's
  * refusal, 1002. Nothing here reads a clock or holds a connection; the driver routes requests for
- * connections it already has to them (they resend their response).
+ * connections it already has to them (they resend their response). A listener with several sockets
+ * shares one instance among them (safe across threads), so a cookie handed out by one socket is valid
+ * at the others.
  */
 public final class UdtListener {
     private static final long MINUTE_NANOS = 60_000_000_000L;
@@ -34,7 +36,7 @@ public final class UdtListener {
     private final UdtConfig config;
     private final byte[] secret;
     private final long startNanos;
-    private boolean accepting = true;
+    private volatile boolean accepting = true;
 
     /**
      * Creates a listener.
