@@ -2,6 +2,7 @@ package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.ledbat.core.ConnectionState;
 import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.udp.engine.SocketGroup;
 import io.ferry.transport.ledbat.endpoint.EndpointCore;
 import io.ferry.transport.udp.engine.EngineEndpoint;
 import io.netty.bootstrap.Bootstrap;
@@ -36,8 +37,10 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
 
     /** The routing decisions: connection table, admission, RESET limiter. */
     private final EndpointCore<UtpSocketChannel> core = new EndpointCore<>(UtpSocketChannel::connection,
-            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, this::dropSilently, SYN_CACHE);
+            UtpSocketChannel::remote, SALTS.nextLong(), UtpSettings.DEFAULT_RESET_RATE, this::evicted, SYN_CACHE);
     private volatile UtpServerChannel acceptor;
+    /** The listener's sockets and which routes each accepted connection; null on a client's socket. */
+    private volatile SocketGroup<Object> group;
     /** A listener socket on the wildcard address that hands new connections to per-address sockets ({@link UtpServerChannel#acceptOnDialedAddress}). */
     private boolean wildcardListener;
 
@@ -142,7 +145,21 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
      */
     void setAcceptor(UtpServerChannel acceptor) {
         this.acceptor = acceptor;
+        SocketGroup<Object> sockets = acceptor.socketGroup();
+        this.group = sockets;
+        core.siblings((from, id) -> {
+            EngineEndpoint<?> owner = sockets.owner(new RouteKey(from, id));
+            return owner != null && owner != this;
+        });
         core.startAccepting(acceptor.admission(), acceptor.resetRate(), acceptor::synAnswer);
+    }
+
+    /** What a listener's sockets route an accepted connection by, in their {@link SocketGroup}. */
+    private record RouteKey(InetSocketAddress peer, int recvId) {
+    }
+
+    private RouteKey keyOf(UtpSocketChannel channel) {
+        return new RouteKey(channel.remote(), channel.connection().recvId());
     }
 
     /**
@@ -175,12 +192,28 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
 
     @Override
     protected boolean unregister(UtpSocketChannel channel) {
+        release(channel);
         return core.forget(channel);
     }
 
     @Override
     protected Collection<UtpSocketChannel> unregisterAll() {
-        return core.forgetAll();
+        Collection<UtpSocketChannel> all = core.forgetAll();
+        all.forEach(this::release);
+        return all;
+    }
+
+    /** {@code channel} is routed here no more (over, or evicted half-open). */
+    private void release(UtpSocketChannel channel) {
+        SocketGroup<Object> sockets = group;
+        if (sockets != null && channel.connection() != null) {
+            sockets.release(keyOf(channel), this);
+        }
+    }
+
+    private void evicted(UtpSocketChannel channel) {
+        release(channel);
+        dropSilently(channel);
     }
 
     @Override
@@ -205,6 +238,13 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
             case ROUTE -> deliver(core.target(), datagram, sender, now);
             case ACCEPT -> accept(datagram, sender, recipient, now);
             case RESPOND -> send(core.takeResponse(), sender);
+            case HAND_OVER -> {
+                SocketGroup<Object> sockets = group;
+                if (sockets != null) {
+                    // dropped if its connection ended meanwhile or the datagram hopped once already
+                    handOver(sockets, sockets.owner(new RouteKey(sender, core.handOverId())), datagram, sender);
+                }
+            }
             case DROP -> {
                 // counted by the core
             }
@@ -223,8 +263,19 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
             core.withdraw(); // that socket admits it again
             return;
         }
+        SocketGroup<Object> sockets = group;
+        RouteKey key = new RouteKey(sender, core.handshakeRecvId());
+        EngineEndpoint<?> other = sockets == null ? null : sockets.claim(key, this);
+        if (other != null) {
+            core.withdraw(); // another socket accepted this peer meanwhile: it answers
+            handOver(sockets, other, datagram, sender);
+            return;
+        }
         UtpSocketChannel child = listener.accept(this, handshake, sender, now);
         if (child == null) {
+            if (sockets != null) {
+                sockets.release(key, this);
+            }
             core.withdraw();
             return;
         }

@@ -75,6 +75,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
     /** Made anew when a limit is set before the bind; fixed from the bind on. */
     private volatile Admission admission;
     private volatile List<UtpEndpoint> endpoints = List.of();
+    private final io.ferry.transport.udp.engine.SocketGroup<Object> group = new io.ferry.transport.udp.engine.SocketGroup<>();
     /** Sockets bound to the local addresses peers dialed, for a listener on the wildcard address. */
     private final java.util.concurrent.ConcurrentMap<java.net.InetAddress, DialedAddress> dialed =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -101,6 +102,16 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
         }
         limits.set(option, value);
         admission = limits.admission();
+    }
+
+    /** This listener's sockets and which of them routes each accepted connection. */
+    io.ferry.transport.udp.engine.SocketGroup<Object> socketGroup() {
+        return group;
+    }
+
+    /** Datagrams one of this listener's sockets received for a connection on another (the kernel's spread changed). */
+    public long handedOverDatagrams() {
+        return group.handedOver();
     }
 
     /** RESETs per second each socket of this listener may send. */

@@ -56,7 +56,25 @@ public final class EndpointCore<C> {
         /** Send {@link #takeResponse()} back to the sender: a RESET, or a handshake answer from the SYN cache. */
         RESPOND,
         /** Nothing to do (malformed, a RESET for nobody, a flood's SYN, or a RESET over the rate); counted. */
-        DROP
+        DROP,
+        /**
+         * Another socket of this listener routes the datagram's connection ({@link Siblings}; the kernel's
+         * spread of peers over the sockets changed): hand the datagram to it, by {@link #handOverId()}.
+         */
+        HAND_OVER
+    }
+
+    /**
+     * The other sockets of this endpoint's listener, bound to one port with {@code SO_REUSEPORT}: whether
+     * one of them routes the connection {@code connectionId} from {@code from}. Asked only for packets this
+     * socket's table misses, so a peer the kernel moves to another socket keeps its connection instead of
+     * drawing a RESET here.
+     */
+    @FunctionalInterface
+    public interface Siblings {
+        Siblings NONE = (from, connectionId) -> false;
+
+        boolean route(InetSocketAddress from, int connectionId);
     }
 
     /**
@@ -107,6 +125,9 @@ public final class EndpointCore<C> {
     private ByteBuf response;
     private volatile long malformed;
     private volatile long unknown;
+    private volatile Siblings siblings = Siblings.NONE;
+    private int handOverId;
+    private int handshakeRecvId;
 
     /**
      * @param connectionOf the protocol state of a connection handle
@@ -140,6 +161,16 @@ public final class EndpointCore<C> {
         this.accepting = true;
     }
 
+    /** The listener's other sockets, asked before a packet for an unknown connection is answered. Any thread. */
+    public void siblings(Siblings others) {
+        siblings = others;
+    }
+
+    /** The connection id the last {@link Outcome#HAND_OVER} found on another socket. */
+    public int handOverId() {
+        return handOverId;
+    }
+
     /** New SYNs from now on are answered as packets for unknown connections; accepted ones live on. Any thread. */
     public void stopAccepting() {
         accepting = false;
@@ -170,6 +201,9 @@ public final class EndpointCore<C> {
             if (existing != null) {
                 return route(existing); // a retransmitted SYN
             }
+            if (siblings.route(from, recvId)) {
+                return handOver(recvId); // a retransmitted SYN whose connection another socket holds
+            }
             if (!accepting) {
                 unknown++;
                 return respond(datagram, from, nowNanos);
@@ -177,7 +211,7 @@ public final class EndpointCore<C> {
             if (synCache && admission.halfOpenFull()) {
                 return answerFromCache(datagram, from, recvId, nowNanos);
             }
-            return admit(datagram, from, nowNanos, new Handshake(datagram, -1, false));
+            return admit(datagram, from, nowNanos, new Handshake(datagram, -1, false), recvId);
         }
         if (type == PacketType.RESET) {
             int id = reader.connectionId();
@@ -187,6 +221,11 @@ public final class EndpointCore<C> {
                     return route(candidate);
                 }
             }
+            for (int delta : RESET_ID_DELTAS) {
+                if (siblings.route(from, (id + delta) & 0xFFFF)) {
+                    return handOver((id + delta) & 0xFFFF);
+                }
+            }
             unknown++; // never answer a RESET
             return Outcome.DROP;
         }
@@ -194,10 +233,14 @@ public final class EndpointCore<C> {
         if (owner != null) {
             return route(owner);
         }
+        if (siblings.route(from, reader.connectionId())) {
+            return handOver(reader.connectionId());
+        }
         SynCache.Entry cached = accepting ? cache.take(from, reader.connectionId(), reader.ackNr()) : null;
         if (cached != null) {
             revived++;
-            return admit(datagram, from, nowNanos, new Handshake(Unpooled.wrappedBuffer(cached.syn()), cached.seqNr(), true));
+            return admit(datagram, from, nowNanos, new Handshake(Unpooled.wrappedBuffer(cached.syn()), cached.seqNr(), true),
+                    reader.connectionId());
         }
         unknown++;
         return respond(datagram, from, nowNanos);
@@ -221,11 +264,12 @@ public final class EndpointCore<C> {
         return Outcome.RESPOND;
     }
 
-    private Outcome admit(ByteBuf datagram, InetSocketAddress from, long nowNanos, Handshake h) {
+    private Outcome admit(ByteBuf datagram, InetSocketAddress from, long nowNanos, Handshake h, int recvId) {
         switch (admission.admit(from.getAddress(), synCache ? this::evictOldest : () -> false)) {
             case ADMIT:
                 admitted = from;
                 handshake = h;
+                handshakeRecvId = recvId;
                 return Outcome.ACCEPT;
             case REFUSE:
                 return respond(datagram, from, nowNanos);
@@ -237,6 +281,16 @@ public final class EndpointCore<C> {
     /** What the last {@link Outcome#ACCEPT} is to set up. */
     public Handshake handshake() {
         return handshake;
+    }
+
+    /** The id this side will receive on for the last {@link Outcome#ACCEPT} (what routes its peer's packets). */
+    public int handshakeRecvId() {
+        return handshakeRecvId;
+    }
+
+    private Outcome handOver(int connectionId) {
+        handOverId = connectionId;
+        return Outcome.HAND_OVER;
     }
 
     private Outcome route(C connection) {

@@ -343,6 +343,37 @@ class EndpointCoreTest {
         assertEquals(2 * sent, server.unknownConnectionPackets());
     }
 
+    /**
+     * A connection another socket of the listener routes (the kernel moved its peer): its data, its RESET
+     * and its retransmitted SYN are handed over, never answered with a RESET here, and nothing else is.
+     */
+    @Test
+    void packetsForAConnectionOfAnotherSocketAreHandedOverNotReset() {
+        EndpointCore<Conn> server = core(6);
+        server.startAccepting(new Admission(8, 8, 8), RESET_RATE, EndpointCoreTest::answer);
+        server.siblings((from, id) -> from.equals(CLIENT) && id == 101);
+        ByteBuf data = header(PacketType.DATA, 101, 5, 1);
+        assertEquals(Outcome.HAND_OVER, server.handle(data, CLIENT, 0));
+        assertEquals(101, server.handOverId());
+        assertEquals(Outcome.RESPOND, server.handle(data, address("192.0.2.8", 6881), 1), "the same id from another peer is unknown");
+        server.takeResponse().release();
+        data.release();
+        ByteBuf reset = header(PacketType.RESET, 100, 1, 1);
+        assertEquals(Outcome.HAND_OVER, server.handle(reset, CLIENT, 2), "a RESET with the other id of the pair");
+        assertEquals(101, server.handOverId());
+        reset.release();
+        ByteBuf syn = syn(100, 1, 0);
+        assertEquals(Outcome.HAND_OVER, server.handle(syn, CLIENT, 3), "a retransmitted SYN, not a second connection");
+        syn.release();
+        ByteBuf other = syn(200, 1, 0);
+        assertEquals(Outcome.ACCEPT, server.handle(other, CLIENT, 4), "a new SYN is admitted here");
+        assertEquals(201, server.handshakeRecvId());
+        server.withdraw();
+        other.release();
+        assertEquals(1, server.unknownConnectionPackets());
+        releaseAll(server);
+    }
+
     @Test
     void malformedDatagramsAreDroppedAndCounted() {
         EndpointCore<Conn> server = core(4);
