@@ -69,7 +69,7 @@ final class FerryPermutations {
      * The scheme of the combination the running test last made bootstraps for (tests run one at a time):
      * what {@link NamesTheScheme} adds to a failure, since Netty's test names do not say.
      */
-    static volatile String current = "(none yet)";
+    static volatile String current = "(none yet)"; // NamesTheScheme resets it before each test
 
     /** One combination per scheme in {@link #SCHEMES}. */
     static List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> all() {

@@ -100,12 +100,28 @@ class FerrySocketConnectionAttemptTest extends io.netty.testsuite.transport.sock
         }
     }
 
-    /** A loopback TCP listener with a full accept queue ({@link FullBacklogPeer}), and a UDP socket on its port that never replies. */
+    /**
+     * A loopback TCP listener with a full accept queue ({@link FullBacklogPeer}), and a UDP socket on its port
+     * that never replies. The kernel picks the TCP port without regard to UDP's, so the UDP port may be taken
+     * (by the many UDP sockets of a test JVM beside this one: a soak run failed so); another port is then tried.
+     */
     private static final class SilentPeer implements AutoCloseable {
-        private final FullBacklogPeer tcp = new FullBacklogPeer();
-        private final DatagramSocket udp = new DatagramSocket(tcp.address());
+        private static final int ATTEMPTS = 20;
+        private FullBacklogPeer tcp;
+        private DatagramSocket udp;
 
         SilentPeer() throws java.io.IOException {
+            for (int attempt = 1; udp == null; attempt++) {
+                tcp = new FullBacklogPeer();
+                try {
+                    udp = new DatagramSocket(tcp.address());
+                } catch (java.net.BindException taken) {
+                    tcp.close();
+                    if (attempt == ATTEMPTS) {
+                        throw taken;
+                    }
+                }
+            }
         }
 
         InetSocketAddress address() {

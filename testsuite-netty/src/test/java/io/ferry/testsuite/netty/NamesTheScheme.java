@@ -1,5 +1,6 @@
 package io.ferry.testsuite.netty;
 
+import org.junit.jupiter.api.extension.BeforeTestExecutionCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;
@@ -9,9 +10,17 @@ import org.opentest4j.TestAbortedException;
  * themselves, so a report (and CI's log) would otherwise say only which test failed, not over which of
  * {@link FerryPermutations#SCHEMES}. Registered for every class of this module by JUnit's extension
  * auto-detection ({@code junit-platform.properties}); it names the scheme only for Netty's tests (this package),
- * and a skipped test stays skipped.
+ * and a skipped test stays skipped. A failure before the test made any bootstrap says so, not the scheme a
+ * previous test ran over last.
  */
-public final class NamesTheScheme implements TestExecutionExceptionHandler {
+public final class NamesTheScheme implements TestExecutionExceptionHandler, BeforeTestExecutionCallback {
+
+    private static final String NONE = "(none yet)";
+
+    @Override
+    public void beforeTestExecution(ExtensionContext context) {
+        FerryPermutations.current = NONE;
+    }
 
     @Override
     public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
@@ -21,7 +30,9 @@ public final class NamesTheScheme implements TestExecutionExceptionHandler {
             // Netty's loop last ran over would be another test's
             throw failure;
         }
-        AssertionError named = new AssertionError("over " + FerryPermutations.current + ": " + failure, failure);
+        String scheme = FerryPermutations.current;
+        AssertionError named = new AssertionError((NONE.equals(scheme) ? "before any transport ran" : "over " + scheme)
+                + ": " + failure, failure);
         throw named;
     }
 }
