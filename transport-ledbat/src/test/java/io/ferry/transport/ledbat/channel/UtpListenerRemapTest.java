@@ -1,7 +1,13 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.conformance.ListenerSocketRemapContract;
+import io.ferry.transport.Transports;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link ListenerSocketRemapContract} over utp: packets and retransmitted SYNs follow their connection's socket. */
 class UtpListenerRemapTest extends ListenerSocketRemapContract {
@@ -18,5 +24,19 @@ class UtpListenerRemapTest extends ListenerSocketRemapContract {
     @Override
     protected long handedOver(Channel listener) {
         return ((UtpServerChannel) listener).handedOverDatagrams();
+    }
+
+    /** The contract reads this transport's listener through these accessors: a fresh one has sockets and has handed nothing over. */
+    @Test
+    void aFreshListenerReportsItsSocketsAndNoHandOver() throws Exception {
+        try (Transports ferry = Transports.create()) {
+            Channel listener = ferry.listen("utp://127.0.0.1:0", new ChannelInboundHandlerAdapter()).sync().channel();
+            try {
+                assertTrue(sockets(listener) >= 1, "a listener receives on at least one socket");
+                assertEquals(0, handedOver(listener), "nothing was handed between sockets before any peer came");
+            } finally {
+                listener.close().sync();
+            }
+        }
     }
 }
