@@ -1,5 +1,6 @@
 package io.ferry.transport.ledbat.channel;
 
+import io.ferry.transport.ledbat.core.SynAnswer;
 import io.ferry.transport.ledbat.core.UtpConfig;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.endpoint.Admission;
@@ -249,7 +250,7 @@ public final class UtpServerChannel extends AbstractServerChannel implements Ser
 
     /** The answer to a SYN from the SYN cache: the one {@link #accept} would send, without a connection. */
     io.netty.buffer.ByteBuf synAnswer(io.netty.buffer.ByteBuf syn, int seqNr, long now) {
-        return UtpConnection.handshakeAnswer(childSettings.protocol, syn, seqNr, now);
+        return SynAnswer.build(childSettings.protocol, syn, seqNr, now);
     }
 
     /**

@@ -7,7 +7,7 @@ import io.ferry.transport.conformance.LeakDetectionExtension;
 import io.ferry.transport.conformance.LossyUdpRelay;
 import io.ferry.transport.ledbat.cc.CongestionControl;
 import io.ferry.transport.ledbat.cc.CongestionControls;
-import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.ledbat.core.SynAnswer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -245,8 +245,8 @@ class UtpListenerHardeningTest {
                 listener.halfOpenEvicted(), listener.halfOpenRevived(), listener.synsDropped(), listener.halfOpenExpired(), held / 1048576.0,
                 (midFloodConnected[0] - midFloodStarted) / 1e6, midFloodConnected[0] < floodEnded ? "before" : "after");
         assertEquals((long) addresses * synsPerAddress, synsSent);
-        assertTrue(replies <= (long) UtpConnection.MAX_AMPLIFICATION * synsSent,
-                "at most " + UtpConnection.MAX_AMPLIFICATION + " replies per spoofed SYN: " + replies + " for " + synsSent);
+        assertTrue(replies <= (long) SynAnswer.MAX_AMPLIFICATION * synsSent,
+                "at most " + SynAnswer.MAX_AMPLIFICATION + " replies per spoofed SYN: " + replies + " for " + synsSent);
         assertTrue(replies > 0, "admitted SYNs were answered");
         assertTrue(maxHalfOpen <= UtpSettings.DEFAULT_MAX_HALF_OPEN, "half-open connections stay within the cap: " + maxHalfOpen);
         assertTrue(listener.synsAnsweredFromCache() > 0,

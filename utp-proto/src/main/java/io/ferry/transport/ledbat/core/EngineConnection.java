@@ -5,6 +5,23 @@ package io.ferry.transport.ledbat.core;
  * UDT4's): its timer, the application's flow calls, the call-then-collect rule ({@link #collect}) and its
  * end. Datagrams go in through each protocol's own method, since routing them is the protocol's. Every
  * call takes the time; no implementation reads a clock.
+ *
+ * <h2>Driving one</h2>
+ * <ul>
+ *   <li>Pass every datagram addressed to the connection to its protocol's method; the caller keeps
+ *       ownership of the buffer and may release it as soon as the call returns.</li>
+ *   <li>After <em>every</em> call into the connection (its factories included): {@link #collect} what it
+ *       produced (datagrams, events, delivered payload), then (re)arm one timer for
+ *       {@link #nextDeadlineNanos()} and call {@link #onTimer} when it fires (early is harmless). What
+ *       the driver does with the events may call into the connection again; then collect again.</li>
+ *   <li>Write application bytes, then {@link #flush}; stop when a write takes less than offered and resume
+ *       after the writability event finds the connection writable.</li>
+ *   <li>Report bytes the application has processed with {@link #consumed}; until then they count against
+ *       the receive window (this is how {@code autoRead = false} applies backpressure).</li>
+ *   <li>Forget the connection once {@link #isTerminated()} is true.</li>
+ * </ul>
+ * All times are the caller's monotonic clock in nanoseconds; one connection must be used from one thread
+ * at a time.
  */
 public interface EngineConnection {
 

@@ -14,6 +14,9 @@ import io.netty.buffer.Unpooled;
  * payloads hold, as {@link ReceivedPayloads} charges it, expressed in payload bytes).
  */
 final class InboundStream {
+    /** A window update is worth a packet once the window grew by this much, or by a quarter of a smaller buffer. */
+    private static final int WINDOW_UPDATE_CAP = 64 * 1024;
+
     private final ReceiveBufferTuning buffer;
     private final int maxPayload;
     private final ConnectionOutput out;
@@ -80,6 +83,18 @@ final class InboundStream {
         if (!discarding) {
             buffer.onConsumed(bytes, chargePerByte, nowNanos);
         }
+    }
+
+    /**
+     * Whether the window grew enough since {@code advertised} (the last one sent) to tell the peer at once,
+     * without waiting for data to acknowledge: by two packets and a quarter of the buffer (at most
+     * {@link #WINDOW_UPDATE_CAP}), or from less than a packet to at least one (a peer stalled on a closed
+     * window waits for this).
+     */
+    boolean windowUpdateDue(long advertised) {
+        long window = window();
+        long threshold = Math.max(2L * maxPayload, Math.min(bufferLimit() / 4, WINDOW_UPDATE_CAP));
+        return window - advertised >= threshold || (advertised < maxPayload && window >= maxPayload);
     }
 
     /** A round-trip sample from the packet timestamps, for sizing the receive buffer. */

@@ -112,6 +112,15 @@ sealed interface Phase {
      * longest retransmission timeout after the last one (TCP's TIME_WAIT, RFC 9293 §3.6.1).
      */
     record TimeWait(long until) implements Phase {
+        /**
+         * TIME_WAIT from {@code nowNanos} (the last packet of the peer's). The peer's only way to learn that
+         * its last packets arrived is our acknowledgement, and its retransmissions are at most one maximum
+         * RTO apart, so twice that (like TCP's two segment lifetimes) outlasts every one it will make.
+         */
+        static TimeWait from(long nowNanos, long maxRtoNanos) {
+            return new TimeWait(nowNanos + 2 * maxRtoNanos);
+        }
+
         @Override
         public long deadline() {
             return until;

@@ -33,13 +33,13 @@ final class SendPath {
     private final InboundStream inbound;
     private final SelectiveAckBitmap sack = new SelectiveAckBitmap();
     private final ConnectionStats stats;
+    private final Timestamps timestamps;
     /** When the pacer lets the next packet go, NONE when nothing waits for it. */
     private long pacingDeadline = NONE;
     /** The zero-window probe's deadline, NONE unless the peer's window is closed. */
     private long persistDeadline = NONE;
     private final LossRecovery recovery;
-    private final int recvId;
-    private final int sendId;
+    private final ConnectionIds ids;
     private final int maxPayload;
 
     private int seqNr;
@@ -48,8 +48,6 @@ final class SendPath {
     private long sendBufferLimit;
     /** The last attempt to send stopped at the pacer with data waiting ({@link CongestionControl#onPacerHeld}). */
     private boolean heldByPacer;
-    /** The one-way delay of the peer's last packet as measured here, echoed as {@code timestamp_difference}. */
-    private int replyMicros;
     private long lastAdvertisedWindow;
     private boolean writable = true;
     private boolean outputShutdown;
@@ -65,7 +63,7 @@ final class SendPath {
 
     SendPath(UtpConfig config, ConnectionOutput out, CongestionControl cc, RttEstimator rtt, AckScheduler acks,
              OutstandingPackets outstanding, InboundStream inbound, ConnectionStats stats,
-             LossRecovery recovery, int recvId, int sendId, long nowNanos) {
+             LossRecovery recovery, Timestamps timestamps, ConnectionIds ids, long nowNanos) {
         this.config = config;
         this.alloc = config.allocator();
         this.out = out;
@@ -77,8 +75,8 @@ final class SendPath {
         this.inbound = inbound;
         this.stats = stats;
         this.recovery = recovery;
-        this.recvId = recvId;
-        this.sendId = sendId;
+        this.timestamps = timestamps;
+        this.ids = ids;
         this.maxPayload = config.maxPayloadSize();
         this.peerWindow = config.packetSize();
         this.sendBufferLimit = config.sendBufferSize();
@@ -138,10 +136,11 @@ final class SendPath {
     // ------------------------------------------------------------------ acknowledgements
 
     /**
-     * Applies the acknowledgement of {@code reader}'s packet. Returns false if it acknowledges something
-     * never sent, in which case the packet is ignored entirely.
+     * Applies the acknowledgement of {@code reader}'s packet, whose timestamps gave {@code timestampRttNanos}
+     * ({@link Timestamps#rttNanos}). Returns false if it acknowledges something never sent, in which case
+     * the packet is ignored entirely.
      */
-    boolean onAck(PacketReader reader, PacketType type, long nowNanos) {
+    boolean onAck(PacketReader reader, PacketType type, long timestampRttNanos, long nowNanos) {
         int pktAck = reader.ackNr();
         if (UtpWire.seqDiff(pktAck, UtpWire.seqAdd(seqNr, -1)) > 0) {
             return false;
@@ -157,7 +156,7 @@ final class SendPath {
             return true;
         }
         LossRecovery.AckOutcome ack = recovery.onAck(reader, seqNr,
-                type == PacketType.STATE && reader.payloadLength() == 0, timestampRttNanos(reader), heldByPacer, nowNanos);
+                type == PacketType.STATE && reader.payloadLength() == 0, timestampRttNanos, heldByPacer, nowNanos);
         bytesAcknowledged += ack.payloadAcked;
         if (finSent && !finAcked && !outstanding.contains(finSeq)) {
             finAcked = true;
@@ -183,39 +182,6 @@ final class SendPath {
         if (wanted > sendBufferLimit) {
             sendBufferLimit = Math.min(max, wanted);
         }
-    }
-
-    /** The peer's packet was timed here: its one-way delay is echoed in what this side sends next. */
-    void noteReplyDelay(int micros) {
-        replyMicros = micros;
-    }
-
-    int replyMicros() {
-        return replyMicros;
-    }
-
-    /**
-     * An RTT sample from the BEP 29 timestamps, for an acknowledgement that Karn's rule leaves without
-     * one (the newest packet it covers was retransmitted), or -1. The peer's
-     * {@code timestamp_difference} is the one-way delay of our last packet it received and ours of
-     * this packet is the reverse one; each includes the offset between the clocks with opposite signs,
-     * so their sum (mod 2^32) is a round trip without the peer's ACK delay, whatever transmission it
-     * answers - what TCP's timestamp option gives a retransmission (RFC 7323, 4.1).
-     *
-     * <p>Without it, the RTO stays at its initial second until a first packet goes through untouched,
-     * and no tail-loss probe can be armed (under heavy loss the handshake and the first packets are
-     * often all retransmitted); and a recovery that repairs hundreds of holes keeps the smoothed RTT
-     * of before the loss, often inflated by the queue that caused it: on loopback, 65-150 ms instead
-     * of one, which paced the repairs at a few packets per 100 ms and kept the window from growing
-     * (16 connections into one listener: one connection took 60 s for what the others did in 2).
-     */
-    private long timestampRttNanos(PacketReader reader) {
-        int forward = reader.timestampDifferenceMicros();
-        if (forward == 0 || reader.timestampMicros() == 0) {
-            return -1;
-        }
-        long micros = Integer.toUnsignedLong(forward + replyMicros);
-        return micros > 0 && micros < UtpConnection.MAX_TIMESTAMP_RTT_MICROS ? micros * 1000 : -1;
     }
 
     /**
@@ -335,7 +301,7 @@ final class SendPath {
 
     void sendSyn(long nowNanos) {
         ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE);
-        PacketWriter.writeHeader(p, PacketType.SYN, UtpWire.EXTENSION_NONE, recvId, 0, 0, 0, seqNr, 0);
+        PacketWriter.writeHeader(p, PacketType.SYN, UtpWire.EXTENSION_NONE, ids.recvId(), 0, 0, 0, seqNr, 0);
         outstanding.add(seqNr, p, 0);
         int seq = seqNr;
         seqNr = UtpWire.seqAdd(seqNr, 1);
@@ -350,7 +316,7 @@ final class SendPath {
     /** Packetizes the next {@code payload} bytes (or the FIN) and puts the packet on the wire. */
     private void newPacket(int payload, boolean fin, long nowNanos, long rate) {
         ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE + payload);
-        PacketWriter.writeHeader(p, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE, sendId,
+        PacketWriter.writeHeader(p, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE, ids.sendId(),
                 0, 0, 0, seqNr, inbound.ackNr());
         if (payload > 0) {
             sendQueue.transferTo(p, payload);
@@ -374,7 +340,7 @@ final class SendPath {
     private void transmit(int seq, long nowNanos, long rate) {
         ByteBuf p = outstanding.packet(seq);
         long window = inbound.window();
-        PacketWriter.refresh(p, UtpWire.micros32(nowNanos), replyMicros, window, inbound.ackNr());
+        PacketWriter.refresh(p, UtpWire.micros32(nowNanos), timestamps.replyMicros(), window, inbound.ackNr());
         int payload = outstanding.payload(seq);
         boolean retransmission = outstanding.transmissions(seq) > 0;
         if (retransmission) {
@@ -406,7 +372,7 @@ final class SendPath {
         long window = inbound.window();
         PacketWriter.writeHeader(p, PacketType.STATE,
                 sackLength > 0 ? UtpWire.EXTENSION_SELECTIVE_ACK : UtpWire.EXTENSION_NONE,
-                sendId, UtpWire.micros32(nowNanos), replyMicros, window, seqNr, inbound.ackNr());
+                ids.sendId(), UtpWire.micros32(nowNanos), timestamps.replyMicros(), window, seqNr, inbound.ackNr());
         if (sackLength > 0) {
             PacketWriter.writeSelectiveAck(p, UtpWire.EXTENSION_NONE, sack);
         }
@@ -419,8 +385,8 @@ final class SendPath {
 
     void sendReset(long nowNanos) {
         ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE);
-        PacketWriter.writeHeader(p, PacketType.RESET, UtpWire.EXTENSION_NONE, sendId, UtpWire.micros32(nowNanos),
-                replyMicros, 0, seqNr, inbound.ackNr());
+        PacketWriter.writeHeader(p, PacketType.RESET, UtpWire.EXTENSION_NONE, ids.sendId(), UtpWire.micros32(nowNanos),
+                timestamps.replyMicros(), 0, seqNr, inbound.ackNr());
         stats.packetsSent++;
         out.send(p);
     }

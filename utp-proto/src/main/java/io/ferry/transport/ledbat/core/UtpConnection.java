@@ -6,12 +6,9 @@ import io.ferry.transport.ledbat.cc.CongestionParameters;
 import io.ferry.transport.ledbat.core.TimerTable.Timer;
 import io.ferry.transport.ledbat.wire.PacketReader;
 import io.ferry.transport.ledbat.wire.PacketType;
-import io.ferry.transport.ledbat.wire.PacketWriter;
 import io.ferry.transport.ledbat.wire.PacketValidity;
 import io.ferry.transport.ledbat.wire.UtpWire;
 import io.netty.buffer.ByteBuf;
-
-import java.time.Duration;
 
 /**
  * One uTP (BEP 29) connection as a sans-I/O state machine: it consumes received datagrams, the
@@ -21,72 +18,34 @@ import java.time.Duration;
  * {@code send}, so no code of the driver runs in the middle of the connection's handling of an event.
  *
  * <h2>Driving it</h2>
- * <ul>
- *   <li>Create it with {@link #connect} (queues a SYN) or {@link #accept} (queues the answer to a SYN).</li>
- *   <li>Pass every datagram addressed to it to {@link #onPacket}; the caller keeps ownership of the
- *       buffer and may release it as soon as the call returns.</li>
- *   <li>After <em>every</em> call into the connection (its factories included): take the datagrams to
- *       send with {@link #pollTransmit} until it returns {@code null}, the events with
- *       {@link #pollEvents}, and the delivered payload with {@link #pollData} until it returns
- *       {@code null}; then (re)arm one timer for {@link #nextDeadlineNanos()} and call
- *       {@link #onTimer} when it fires (calling it early is harmless). What the driver does with the
- *       events may call into the connection again; then collect again.</li>
- *   <li>Hand application bytes to {@link #write}, then {@link #flush}; stop when {@link #write} accepts
- *       less than offered and resume after the {@link #WRITABILITY_CHANGED} event finds
- *       {@link #isWritable()} true.</li>
- *   <li>Report bytes the application has processed with {@link #consumed}; until then they count
- *       against the receive window (this is how {@code autoRead = false} applies backpressure).</li>
- *   <li>Forget the connection once {@link #isTerminated()} is true.</li>
- * </ul>
- * All times are the caller's monotonic clock in nanoseconds; one connection must be used from one
- * thread at a time.
+ * As every connection on the engine ({@link EngineConnection}): create it with {@link #connect} (queues a
+ * SYN) or {@link #accept} (queues the answer to a SYN), pass it every datagram addressed to it
+ * ({@link #onPacket}), the application's bytes ({@link #write}, {@link #flush}, {@link #consumed}) and its
+ * timer ({@link #onTimer}), and after every call collect what it produced and re-arm the timer.
  *
  * <h2>What it implements</h2>
  * BEP 29's handshake, data, selective acknowledgements, FIN and RESET, with RFC 6298's retransmission
  * timer, loss detection by transmission order, tail-loss probes (RFC 8985), pluggable congestion control
  * with pacing, flow control in both directions, half-close, keep-alive and idle timeout; sequence
- * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@code SendPath}, {@link LossRecovery},
- * {@code InboundStream}, {@link AckScheduler}, its {@link Phase} and its {@link TimerTable}. Each mechanism, and what keeps
- * heavy random loss cheap, in docs/utp-protocol.md.
+ * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@link SendPath}, {@link LossRecovery},
+ * {@link InboundStream}, {@link AckScheduler}, {@link Timestamps}, {@link PacketScreen}, its
+ * {@link ConnectionIds}, its {@link Phase} and its {@link TimerTable}. Each mechanism, and what keeps heavy
+ * random loss cheap, in docs/utp-protocol.md.
  */
 public final class UtpConnection extends AbstractEngineConnection {
-    /**
-     * How long an acceptor waits for the initiator to prove its address (at most the connect timeout).
-     * Three answers fit in it (at 0, one RTO and three RTOs); an initiator whose SYN arrives after it
-     * expired simply starts a new half-open connection.
-     */
-    private static final long HALF_OPEN_LIFETIME_NANOS = 5_000_000_000L;
-
-    /** Answers an acceptor sends per SYN received before the initiator has proven its address. */
-    public static final int MAX_AMPLIFICATION = Handshake.MAX_AMPLIFICATION;
-
-    /** How far (in packets) a STATE's sequence or acknowledgement number may stray and still be believed. */
-    private static final int STATE_SEQ_SLACK = 1024;
-
-    /** Timestamp-derived round trips at least this long are taken for clock trouble and ignored. */
-    static final long MAX_TIMESTAMP_RTT_MICROS = 60_000_000L;
-
     private static final long NONE = Long.MAX_VALUE;
-    private static final int WINDOW_UPDATE_CAP = 64 * 1024;
 
     private final UtpConfig config;
     private final CongestionControl cc;
     private final RttEstimator rtt;
-    /**
-     * The round trip from the BEP 29 timestamps of every packet received: what a side that only receives
-     * (and so never times an acknowledgement of its own data) reports as its RTT. Only statistics read it.
-     */
-    private final RttEstimator pathRtt;
+    private final Timestamps timestamps;
     private final AckScheduler acks;
     private final OutstandingPackets outstanding = new OutstandingPackets();
     private final InboundStream inbound;
     private final SendPath send;
     private final PacketReader reader = new PacketReader();
     private final ConnectionStats stats = new ConnectionStats();
-    private final int recvId;
-    private final int sendId;
-    private final boolean initiator;
-    private final int maxPayload;
+    private final ConnectionIds ids;
 
     private final TimerTable timers = new TimerTable();
     private Phase phase;
@@ -95,21 +54,17 @@ public final class UtpConnection extends AbstractEngineConnection {
     private final LossRecovery recovery;
     private long lastReceiveNanos;
 
-    private UtpConnection(UtpConfig config, int recvId, int sendId, boolean initiator, long nowNanos) {
+    private UtpConnection(UtpConfig config, ConnectionIds ids, long nowNanos) {
         this.config = config;
-        this.recvId = recvId & UtpWire.SEQ_MASK;
-        this.sendId = sendId & UtpWire.SEQ_MASK;
-        this.initiator = initiator;
-        this.maxPayload = config.maxPayloadSize();
+        this.ids = ids;
         this.cc = CongestionControls.create(config.congestionControl(),
-                new CongestionParameters(maxPayload, Math.max(1, config.targetDelayNanos() / 1000)));
+                new CongestionParameters(config.maxPayloadSize(), Math.max(1, config.targetDelayNanos() / 1000)));
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
-        this.pathRtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
+        this.timestamps = new Timestamps(config);
         this.acks = new AckScheduler(config.delayedAckTimeoutNanos());
         this.inbound = new InboundStream(config, out, acks, stats);
         this.recovery = new LossRecovery(outstanding, cc, rtt, stats);
-        this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, recovery,
-                this.recvId, this.sendId, nowNanos);
+        this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, recovery, timestamps, ids, nowNanos);
         this.lastReceiveNanos = nowNanos;
     }
 
@@ -120,11 +75,10 @@ public final class UtpConnection extends AbstractEngineConnection {
      * @param recvId       a random connection id; packets to this side carry it, the peer's carry
      *                     {@code recvId + 1}. The caller keeps it unique per remote address.
      * @param initialSeqNr the SYN's sequence number (BEP 29 uses 1; any value works)
-     * @param nowNanos     the current time
      * @return the connection, in state {@link ConnectionState#SYN_SENT}
      */
     public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
-        UtpConnection c = new UtpConnection(config, recvId, recvId + 1, true, nowNanos);
+        UtpConnection c = new UtpConnection(config, ConnectionIds.initiator(recvId), nowNanos);
         c.phase = new Phase.SynSent(nowNanos + config.connectTimeoutNanos());
         c.handshake = Handshake.initiator(initialSeqNr);
         c.send.start(initialSeqNr, -1);
@@ -140,7 +94,6 @@ public final class UtpConnection extends AbstractEngineConnection {
      * @param config       the settings
      * @param syn          the SYN datagram (the caller keeps ownership)
      * @param initialSeqNr this side's first sequence number (should be random)
-     * @param nowNanos     the current time
      * @return the connection, in state {@link ConnectionState#CONNECTED}
      * @throws IllegalArgumentException if {@code syn} is not a valid SYN packet
      */
@@ -150,9 +103,9 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /**
      * Re-creates the acceptor side of a handshake this side answered and then forgot (a half-open
-     * connection evicted under a SYN flood, remembered by the endpoint): the state {@link #accept} made,
-     * without a second answer. The packet that revived it confirms the handshake and goes to
-     * {@link #onPacket} next.
+     * connection evicted under a SYN flood, remembered by the endpoint; see {@link SynAnswer}): the state
+     * {@link #accept} made, without a second answer. The packet that revived it confirms the handshake
+     * and goes to {@link #onPacket} next.
      *
      * @param initialSeqNr the sequence number the forgotten answer carried
      */
@@ -160,30 +113,11 @@ public final class UtpConnection extends AbstractEngineConnection {
         return acceptor(config, syn, initialSeqNr, nowNanos, false);
     }
 
-    /** Whether a packet acknowledging {@code ackNr} confirms an acceptor's answer that carried {@code initialSeqNr}. */
-    public static boolean confirmsHandshake(int ackNr, int initialSeqNr) {
-        return Handshake.confirms(ackNr, initialSeqNr);
-    }
-
-    /**
-     * The answer {@link #accept} would send to {@code syn}, built without a connection: what a listener
-     * sends from its SYN cache (RFC 4987) when its half-open places are full, making the connection
-     * with {@link #revive} only when the initiator's next packet confirms this answer.
-     *
-     * @param seqNr the sequence number the answer carries (the acceptor's first)
-     * @return a new datagram; ownership passes to the caller
-     * @throws IllegalArgumentException if {@code syn} is not a valid SYN packet
-     */
-    public static ByteBuf handshakeAnswer(UtpConfig config, ByteBuf syn, int seqNr, long nowNanos) {
-        return Handshake.answer(config, syn, seqNr, nowNanos);
-    }
-
     private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
-        PacketReader r = Handshake.readSyn(syn);
-        int peerRecvId = r.connectionId();
-        UtpConnection c = new UtpConnection(config, peerRecvId + 1, peerRecvId, false, nowNanos);
+        PacketReader r = SynAnswer.readSyn(syn);
+        UtpConnection c = new UtpConnection(config, ConnectionIds.acceptor(r.connectionId()), nowNanos);
         // until the initiator proves its address, the half-open connection ends quietly after the connect timeout
-        c.phase = new Phase.Established(nowNanos + Math.min(config.connectTimeoutNanos(), HALF_OPEN_LIFETIME_NANOS));
+        c.phase = new Phase.Established(nowNanos + Math.min(config.connectTimeoutNanos(), Handshake.HALF_OPEN_LIFETIME_NANOS));
         c.send.start(initialSeqNr, r.windowSize());
         c.handshake = Handshake.acceptor(initialSeqNr);
         c.inbound.start(r.seqNr());
@@ -202,26 +136,16 @@ public final class UtpConnection extends AbstractEngineConnection {
     // ------------------------------------------------------------------------------------------------
     // Entry points
 
-    /**
-     * The driver is about to hand over several datagrams read together (one wake-up of its event
-     * loop); {@link #endReadBatch} follows them. In between, in-order data is acknowledged once per
-     * batch rather than every second packet (see {@link AckScheduler}); anything unusual still is at once.
-     */
+    /** In-order data of a read batch is acknowledged once, at its end (see {@link AckScheduler}); anything unusual still is at once. */
     @Override
     public void beginReadBatch() {
         acks.beginBatch();
     }
 
-    /**
-     * The batch begun by {@link #beginReadBatch} ended: the acknowledgement it held back is sent.
-     *
-     * @param nowNanos the current time
-     */
     @Override
     public void endReadBatch(long nowNanos) {
         acks.endBatch();
-        afterEvent(nowNanos);
-        armTimers();
+        endCall(nowNanos);
     }
 
     /**
@@ -229,7 +153,6 @@ public final class UtpConnection extends AbstractEngineConnection {
      * and dropped; nothing is thrown for anything the peer sends.
      *
      * @param packet   the datagram's bytes (readable bytes); the caller keeps ownership
-     * @param nowNanos the current time
      */
     public void onPacket(ByteBuf packet, long nowNanos) {
         if (phase instanceof Phase.Closed) {
@@ -246,57 +169,50 @@ public final class UtpConnection extends AbstractEngineConnection {
             return;
         }
         PacketType type = reader.type();
-        if (!isAddressedToUs(type)) {
+        if (!ids.addressedToUs(type, reader.connectionId())) {
             return;
         }
         stats.packetsReceived++;
         if (phase instanceof Phase.TimeWait) {
             if (type == PacketType.DATA || type == PacketType.FIN) {
                 send.sendState(nowNanos);
-                phase = new Phase.TimeWait(nowNanos + timeWaitNanos(config)); // our acknowledgement was lost
+                phase = Phase.TimeWait.from(nowNanos, config.maxRtoNanos()); // our acknowledgement was lost
             }
             return;
         }
         lastReceiveNanos = nowNanos;
-        if (type == PacketType.RESET) {
-            if (!send.plausibleAck(reader.ackNr())) {
-                stats.implausiblePacketsDropped++; // a blind forgery: it does not acknowledge what we sent
+        switch (PacketScreen.of(reader, phase, handshake, send, inbound)) {
+            case IMPLAUSIBLE -> {
+                stats.implausiblePacketsDropped++;
                 return;
             }
-            onReset();
-            return;
-        }
-        if (!handshake.peerConfirmed() && type != PacketType.SYN) {
-            if (!handshake.confirmedBy(reader.ackNr())) {
-                stats.implausiblePacketsDropped++; // not from whoever received our answer to the SYN
+            case RESET -> {
+                onReset();
                 return;
             }
-            confirmPeer();
-        }
-        if (type == PacketType.STATE && phase.isEstablished() && !plausibleState()) {
-            stats.implausiblePacketsDropped++;
-            return;
-        }
-        if (phase instanceof Phase.SynSent) {
-            if (!completeHandshake(nowNanos)) {
+            case NOT_THE_ANSWER -> {
                 return;
             }
-        } else if (type == PacketType.SYN) {
-            // our answer to the SYN was lost and the initiator sent it again
-            noteTimestamps(reader, nowNanos);
-            if (!handshake.peerConfirmed()) {
-                handshake.synRepeated();
-                repeatHandshakeAnswer(nowNanos);
-            } else {
-                send.sendState(nowNanos);
+            case REPEATED_SYN -> {
+                noteTimestamps(reader, nowNanos);
+                if (!handshake.peerConfirmed()) {
+                    handshake.synRepeated();
+                    repeatHandshakeAnswer(nowNanos);
+                } else {
+                    send.sendState(nowNanos);
+                }
+                return;
             }
-            return;
+            case COMPLETES_HANDSHAKE -> completeHandshake();
+            case CONFIRMS_PEER -> confirmPeer();
+            case ACCEPT -> {
+            }
         }
         noteTimestamps(reader, nowNanos);
-        if (!send.onAck(reader, type, nowNanos)) {
+        if (!send.onAck(reader, type, timestamps.rttNanos(), nowNanos)) {
             return;
         }
-        if (initiator && type == PacketType.STATE && handshake.answers(reader.ackNr())
+        if (ids.initiator() && type == PacketType.STATE && handshake.answers(reader.ackNr())
                 && send.seqNr() == UtpWire.seqAdd(handshake.seqNr(), 1)) {
             // a repeated handshake answer: our confirmation was lost
             acks.requestImmediate();
@@ -307,11 +223,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         afterEvent(nowNanos);
     }
 
-    /**
-     * Serves the timers that fell due (see {@link TimerTable.Timer}); calling it early is harmless.
-     *
-     * @param nowNanos the current time
-     */
+    /** Serves the timers that fell due, in {@link TimerTable.Timer}'s order. */
     @Override
     public void onTimer(long nowNanos) {
         if (phase instanceof Phase.Closed) {
@@ -321,10 +233,6 @@ public final class UtpConnection extends AbstractEngineConnection {
         armTimers();
     }
 
-    /**
-     * Returns when {@link #onTimer} must next be called, or {@link Long#MAX_VALUE} if no timer is
-     * needed. Re-read it after every call into the connection.
-     */
     @Override
     public long nextDeadlineNanos() {
         return timers.next();
@@ -349,8 +257,6 @@ public final class UtpConnection extends AbstractEngineConnection {
     /**
      * Makes every byte written so far eligible for sending and sends what the windows allow; a last
      * partial packet is sent rather than held back.
-     *
-     * @param nowNanos the current time
      */
     @Override
     public void flush(long nowNanos) {
@@ -358,8 +264,7 @@ public final class UtpConnection extends AbstractEngineConnection {
             return;
         }
         send.flush();
-        afterEvent(nowNanos);
-        armTimers();
+        endCall(nowNanos);
     }
 
     /**
@@ -367,7 +272,6 @@ public final class UtpConnection extends AbstractEngineConnection {
      * window by as much. A window update is sent when the window grew enough to matter to the peer.
      *
      * @param bytes    bytes processed since the last call
-     * @param nowNanos the current time
      */
     @Override
     public void consumed(int bytes, long nowNanos) {
@@ -375,28 +279,21 @@ public final class UtpConnection extends AbstractEngineConnection {
             return;
         }
         inbound.consumed(bytes, nowNanos);
-        long window = inbound.window();
-        long threshold = Math.max(2L * maxPayload, Math.min(inbound.bufferLimit() / 4, WINDOW_UPDATE_CAP));
-        long advertised = send.lastAdvertisedWindow();
-        if (window - advertised >= threshold || (advertised < maxPayload && window >= maxPayload)) {
+        if (inbound.windowUpdateDue(send.lastAdvertisedWindow())) {
             acks.requestImmediate();
         }
-        afterEvent(nowNanos);
-        armTimers();
+        endCall(nowNanos);
     }
 
     /**
      * Half-closes the connection: a FIN follows all bytes written so far (they are flushed). Data from
      * the peer keeps arriving until its own FIN.
-     *
-     * @param nowNanos the current time
      */
     public void shutdownOutput(long nowNanos) {
         if (phase.isClosed() || !send.shutdownOutput()) {
             return;
         }
-        afterEvent(nowNanos);
-        armTimers();
+        endCall(nowNanos);
     }
 
     /**
@@ -406,8 +303,6 @@ public final class UtpConnection extends AbstractEngineConnection {
      * the peer has the close timeout to send its own FIN, after which the connection is reset and
      * fails with {@link UtpException.Reason#CLOSE_TIMEOUT}. Before the handshake completes this is an
      * {@link #abort}.
-     *
-     * @param nowNanos the current time
      */
     public void close(long nowNanos) {
         if (phase.isClosed()) {
@@ -422,15 +317,10 @@ public final class UtpConnection extends AbstractEngineConnection {
             inbound.discardFurtherData();
         }
         send.shutdownOutput();
-        afterEvent(nowNanos);
-        armTimers();
+        endCall(nowNanos);
     }
 
-    /**
-     * Closes at once: queues a RESET, drops every buffer and raises {@link #CLOSED} with no cause.
-     *
-     * @param nowNanos the current time
-     */
+    /** Closes at once: queues a RESET, drops every buffer and raises {@link #CLOSED} with no cause. */
     @Override
     public void abort(long nowNanos) {
         if (phase.isClosed()) {
@@ -440,9 +330,6 @@ public final class UtpConnection extends AbstractEngineConnection {
         terminate(null);
         armTimers();
     }
-
-    // ------------------------------------------------------------------------------------------------
-    // Outputs, pulled by the driver
 
     /**
      * Why the connection closed: {@code null} after a graceful close or a local {@link #abort}, a
@@ -464,17 +351,17 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /** Returns the id carried by packets addressed to this side. */
     public int recvId() {
-        return recvId;
+        return ids.recvId();
     }
 
     /** Returns the id this side puts in the packets it sends (the peer's {@code recvId}). */
     public int sendId() {
-        return sendId;
+        return ids.sendId();
     }
 
     /** Returns whether this side sent the SYN. */
     public boolean isInitiator() {
-        return initiator;
+        return ids.initiator();
     }
 
     /** Returns the life-cycle state: the public view of the connection's {@link Phase}. */
@@ -482,13 +369,11 @@ public final class UtpConnection extends AbstractEngineConnection {
         return phase.state();
     }
 
-    /** Returns whether the connection closed ({@link #CLOSED} was raised). */
     @Override
     public boolean isClosed() {
         return phase.isClosed();
     }
 
-    /** Returns whether the connection needs no more packets or timers: the driver may forget it. */
     @Override
     public boolean isTerminated() {
         return phase instanceof Phase.Closed;
@@ -499,10 +384,10 @@ public final class UtpConnection extends AbstractEngineConnection {
      * reset with either id of the pair (libutp answers unknown packets with the id they carried).
      */
     public boolean acceptsReset(int connectionId) {
-        return connectionId == recvId || connectionId == sendId;
+        return ids.acceptsReset(connectionId);
     }
 
-    /** Returns whether {@link #write} may be called and is worth calling (the send buffer has room). */
+    /** Whether {@link #write} may be called and is worth calling (the send buffer has room). */
     @Override
     public boolean isWritable() {
         return send.isWritable() && !phase.isClosed();
@@ -558,10 +443,10 @@ public final class UtpConnection extends AbstractEngineConnection {
     /** A snapshot of the path: windows, flight, round trip and the controller's delay estimates. */
     public PathStats pathStats() {
         boolean timed = rtt.srttNanos() > 0;
+        RttEstimator path = timed ? rtt : timestamps.pathRtt();
         return new PathStats(cc.name(), cc.cwndBytes(), outstanding.bytesInFlight(), send.peerWindow(), inbound.window(),
-                rtt.srttNanos(), rtt.rttVarNanos(), timed ? rtt.srttNanos() : pathRtt.srttNanos(),
-                timed ? rtt.rttVarNanos() : pathRtt.rttVarNanos(), rtt.rtoNanos(), cc.queuingDelayMicros(),
-                cc.baseDelayMicros());
+                rtt.srttNanos(), rtt.rttVarNanos(), path.srttNanos(), path.rttVarNanos(), rtt.rtoNanos(),
+                cc.queuingDelayMicros(), cc.baseDelayMicros());
     }
 
     /** Returns the live counters. */
@@ -582,52 +467,18 @@ public final class UtpConnection extends AbstractEngineConnection {
         return true;
     }
 
-    /**
-     * Whether a STATE is plausible: its sequence number is near the next one we expect from the peer
-     * (a STATE carries the peer's next sequence number; older ones may arrive late) and its
-     * acknowledgement is not more than a window behind. A forged STATE could otherwise close the
-     * window (its {@code wnd_size}) and stall the stream.
-     */
-    private boolean plausibleState() {
-        int fromExpected = UtpWire.seqDiff(reader.seqNr(), UtpWire.seqAdd(inbound.ackNr(), 1));
-        if (fromExpected < -STATE_SEQ_SLACK || fromExpected > STATE_SEQ_SLACK) {
-            return false;
-        }
-        return UtpWire.seqDiff(reader.ackNr(), send.lowestUnacknowledged()) >= -STATE_SEQ_SLACK;
-    }
-
     /** Whether the peer proved it received our answer to its SYN (always true for the initiator). */
     public boolean isPeerConfirmed() {
         return handshake.peerConfirmed();
     }
 
-    private boolean isAddressedToUs(PacketType type) {
-        int id = reader.connectionId();
-        switch (type) {
-            case RESET:
-                return acceptsReset(id);
-            case SYN:
-                return !initiator && id == sendId;
-            default:
-                return id == recvId;
-        }
-    }
-
-    /**
-     * Completes the initiator's handshake on the acceptor's STATE, whose sequence number is the one
-     * its first data packet will carry. Data cannot complete it: a data packet does not say whether
-     * earlier ones were sent, and our acceptor sends none before it hears from us.
-     */
-    private boolean completeHandshake(long nowNanos) {
-        if (reader.type() != PacketType.STATE || !handshake.answers(reader.ackNr())) {
-            return false;
-        }
+    /** Completes the initiator's handshake on the acceptor's STATE, whose sequence number its first data packet will carry. */
+    private void completeHandshake() {
         phase = Phase.Established.CONFIRMED;
         inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
         out.event(CONNECTED);
-        return true;
     }
 
     /**
@@ -643,40 +494,38 @@ public final class UtpConnection extends AbstractEngineConnection {
         }
     }
 
+    /** The packet's timestamps: the echo, the delay sample LEDBAT reads (BEP 29) and a round trip for the receive buffer. */
     private void noteTimestamps(PacketReader r, long nowNanos) {
-        int theirTimestamp = r.timestampMicros();
-        if (theirTimestamp != 0) {
-            int delay = UtpWire.micros32(nowNanos) - theirTimestamp;
-            send.noteReplyDelay(delay == 0 ? 1 : delay);
-        }
+        timestamps.onPacket(r, nowNanos);
         int ourDelay = r.timestampDifferenceMicros();
         if (ourDelay != 0) {
             cc.onDelaySample(ourDelay, nowNanos);
-            if (theirTimestamp != 0) {
-                // the two one-way delays: their sum is a round trip (see timestampRttNanos)
-                long micros = Integer.toUnsignedLong(ourDelay + send.replyMicros());
-                if (micros < MAX_TIMESTAMP_RTT_MICROS) {
-                    inbound.onRttSample(micros * 1000);
-                    pathRtt.onSample(micros * 1000);
-                }
-            }
+        }
+        if (timestamps.rttNanos() > 0) {
+            inbound.onRttSample(timestamps.rttNanos());
         }
     }
 
     private void onReset() {
         if (phase instanceof Phase.SynSent) {
-            terminate(new UtpException(UtpException.Reason.CONNECTION_REFUSED, "connection refused by peer"));
+            terminate(UtpException.refused());
         } else if (inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()) {
             // the peer saw our FIN (it acknowledged everything before it) and is gone: only our last
             // acknowledgement of its FIN, or its acknowledgement of ours, was lost
             terminate(null);
         } else {
-            terminate(new UtpException(UtpException.Reason.RESET_BY_PEER, "connection reset by peer"));
+            terminate(UtpException.resetByPeer());
         }
     }
 
     // ------------------------------------------------------------------------------------------------
     // Sending
+
+    /** The end of every call that may have let something go: sends what is due, then sets the timers. */
+    private void endCall(long nowNanos) {
+        afterEvent(nowNanos);
+        armTimers();
+    }
 
     private void afterEvent(long nowNanos) {
         if (phase.isClosed()) {
@@ -730,8 +579,7 @@ public final class UtpConnection extends AbstractEngineConnection {
             return;
         }
         if (timers.isExpired(Timer.IDLE, nowNanos)) {
-            failAndReset(UtpException.Reason.IDLE_TIMEOUT,
-                    "idle timeout: nothing received from the peer for " + millis(config.idleTimeoutNanos()), nowNanos);
+            failAndReset(UtpException.idleTimeout(config.idleTimeoutNanos()), nowNanos);
             return;
         }
         if (timers.isExpired(Timer.RETRANSMISSION, nowNanos)) {
@@ -759,15 +607,11 @@ public final class UtpConnection extends AbstractEngineConnection {
         if (phase instanceof Phase.TimeWait) {
             terminate(null);
         } else if (phase instanceof Phase.Closing c && c.halfOpenDeadline() > nowNanos) {
-            failAndReset(UtpException.Reason.CLOSE_TIMEOUT,
-                    "graceful close did not complete within " + millis(config.closeTimeoutNanos()), nowNanos);
-        } else if (initiator) {
-            failAndReset(UtpException.Reason.CONNECT_TIMEOUT,
-                    "connect timed out after " + millis(config.connectTimeoutNanos()), nowNanos);
+            failAndReset(UtpException.closeTimeout(config.closeTimeoutNanos()), nowNanos);
+        } else if (ids.initiator()) {
+            failAndReset(UtpException.connectTimeout(config.connectTimeoutNanos()), nowNanos);
         } else {
-            // a half-open connection whose initiator never proved its address: no RESET to it
-            terminate(new UtpException(UtpException.Reason.CONNECT_TIMEOUT,
-                    "the initiator did not confirm the handshake in time"));
+            terminate(UtpException.unconfirmed()); // a half-open connection: no RESET to an unproven address
         }
     }
 
@@ -778,8 +622,7 @@ public final class UtpConnection extends AbstractEngineConnection {
             }
             case GIVE_UP -> {
                 String what = synSent ? "SYN" : !handshake.peerConfirmed() ? "handshake answer" : "packet " + outstanding.firstSeq();
-                failAndReset(UtpException.Reason.RETRANSMIT_LIMIT, "peer stopped responding: " + what + " unacknowledged after "
-                        + config.maxRetransmits() + " retransmissions", nowNanos);
+                failAndReset(UtpException.retransmitLimit(what, config.maxRetransmits()), nowNanos);
             }
             case REPEAT_HANDSHAKE_ANSWER -> {
                 if (!repeatHandshakeAnswer(nowNanos)) {
@@ -799,23 +642,13 @@ public final class UtpConnection extends AbstractEngineConnection {
             return;
         }
         releaseBuffers();
-        phase = new Phase.TimeWait(nowNanos + timeWaitNanos(config));
+        phase = Phase.TimeWait.from(nowNanos, config.maxRtoNanos());
         notifyClosed(null);
     }
 
-    /**
-     * How long a gracefully closed connection keeps acknowledging the peer's retransmissions after the
-     * last one arrived (its TIME_WAIT). The peer's only way to learn that its last packets arrived is our
-     * acknowledgement, and its retransmissions are at most one maximum RTO apart, so twice that (like
-     * TCP's TIME_WAIT of two segment lifetimes) outlasts every retransmission it will make.
-     */
-    private static long timeWaitNanos(UtpConfig config) {
-        return 2 * config.maxRtoNanos();
-    }
-
-    private void failAndReset(UtpException.Reason reason, String message, long nowNanos) {
+    private void failAndReset(UtpException cause, long nowNanos) {
         send.sendReset(nowNanos);
-        terminate(new UtpException(reason, message));
+        terminate(cause);
     }
 
     private void terminate(Throwable cause) {
@@ -836,9 +669,5 @@ public final class UtpConnection extends AbstractEngineConnection {
     private void releaseBuffers() {
         send.releaseAll();
         inbound.releaseAll();
-    }
-
-    private static String millis(long nanos) {
-        return Duration.ofNanos(nanos).toMillis() + " ms";
     }
 }

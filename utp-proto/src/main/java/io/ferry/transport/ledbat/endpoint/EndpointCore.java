@@ -93,7 +93,7 @@ public final class EndpointCore<C> {
      */
     static final int SYN_CACHE_ENTRIES = 65_536;
 
-    /** How a listener answers a SYN it keeps no connection for (see {@code UtpConnection.handshakeAnswer}). */
+    /** How a listener answers a SYN it keeps no connection for (see {@code SynAnswer}). */
     @FunctionalInterface
     public interface SynAnswerer {
         /** The answer to {@code syn} carrying {@code seqNr}; ownership passes to the caller. */

@@ -1,6 +1,6 @@
 package io.ferry.transport.ledbat.endpoint;
 
-import io.ferry.transport.ledbat.core.UtpConnection;
+import io.ferry.transport.ledbat.core.SynAnswer;
 
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
@@ -54,7 +54,7 @@ final class SynCache {
      */
     Entry take(InetSocketAddress remote, int recvId, int ackNr) {
         Entry e = remembered.remove(new ConnectionTable.Key(remote, recvId, salt));
-        return e != null && UtpConnection.confirmsHandshake(ackNr, e.seqNr()) ? e : null;
+        return e != null && SynAnswer.confirms(ackNr, e.seqNr()) ? e : null;
     }
 
     int size() {

@@ -206,7 +206,7 @@ class ConnectionLifecycleTest {
         ByteBuf syn = client.pollTransmit();
         UtpConnection acceptor = UtpConnection.accept(config, syn, 4242, 25 * MS);
         ByteBuf answered = acceptor.pollTransmit();
-        ByteBuf cached = UtpConnection.handshakeAnswer(config, syn, 4242, 25 * MS);
+        ByteBuf cached = SynAnswer.build(config, syn, 4242, 25 * MS);
         assertEquals(io.netty.buffer.ByteBufUtil.hexDump(answered), io.netty.buffer.ByteBufUtil.hexDump(cached),
                 "the same bytes as a connection's answer");
         answered.release();
@@ -404,6 +404,42 @@ class ConnectionLifecycleTest {
         p.client.sendAll(up, true);
         assertTrue(p.run(p.server::isEndOfStream, 10 * SECOND));
         TransferSupport.assertDelivered(up, p.server, "after malformed input");
+    }
+
+    @Test
+    void blindResetsAndStatesWithNumbersFarFromThoseInPlayAreCountedAndIgnored() {
+        SimPair p = pair(LinkParams.delay(10 * MS), config().build()).connect();
+        AtomicInteger serverSeq = new AtomicInteger();
+        AtomicInteger clientSeq = new AtomicInteger();
+        p.serverToClient.setObserver(b -> serverSeq.set(b.getUnsignedShort(b.readerIndex() + 16)));
+        p.clientToServer.setObserver(b -> clientSeq.set(b.getUnsignedShort(b.readerIndex() + 16)));
+        p.run(() -> p.client.isConnected() && p.server.isConnected(), SECOND);
+        byte[] first = TransferSupport.randomBytes(p.random, 20_000);
+        p.server.sendAll(first, false);
+        assertTrue(p.run(() -> p.client.receivedBytes() == first.length, 10 * SECOND));
+        UtpConnection c = p.client.connection();
+        int farSeq = UtpWire.seqAdd(serverSeq.get(), 20_000);
+        int farAck = UtpWire.seqAdd(clientSeq.get(), 20_000);
+        ByteBuf reset = Unpooled.buffer();
+        ByteBuf state = Unpooled.buffer();
+        // a RESET must acknowledge something the client sent; a STATE must carry a sequence number near the next expected
+        io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(reset, PacketType.RESET, UtpWire.EXTENSION_NONE,
+                c.recvId(), 1, 1, 0, farSeq, farAck);
+        io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(state, PacketType.STATE, UtpWire.EXTENSION_NONE,
+                c.recvId(), 1, 1, 0, farSeq, farAck);
+        try {
+            c.onPacket(reset, p.client.now());
+            c.onPacket(state, p.client.now());
+        } finally {
+            reset.release();
+            state.release();
+        }
+        assertEquals(2, c.stats().implausiblePacketsDropped());
+        assertEquals(ConnectionState.CONNECTED, c.state(), "the RESET did not end the connection");
+        byte[] up = TransferSupport.randomBytes(p.random, 10_000);
+        p.client.sendAll(up, true);
+        assertTrue(p.run(p.server::isEndOfStream, 10 * SECOND), "the STATE's zero window did not stall the stream");
+        TransferSupport.assertDelivered(up, p.server, "after forged packets");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.ferry.transport.ledbat.endpoint;
 
 import io.ferry.transport.conformance.LeakDetectionExtension;
+import io.ferry.transport.ledbat.core.SynAnswer;
 import io.ferry.transport.ledbat.core.UtpConfig;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.ledbat.endpoint.EndpointCore.Outcome;
@@ -54,7 +55,7 @@ class EndpointCoreTest {
 
     /** The listener's answer from its SYN cache, as the transport builds it. */
     private static ByteBuf answer(ByteBuf syn, int seqNr, long now) {
-        return UtpConnection.handshakeAnswer(UtpConfig.defaults(), syn, seqNr, now);
+        return SynAnswer.build(UtpConfig.defaults(), syn, seqNr, now);
     }
 
     private EndpointCore<Conn> core(long salt) {
