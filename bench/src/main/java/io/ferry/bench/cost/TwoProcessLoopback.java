@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What a transport costs between two processes on loopback, as a user's two programs see it: a fresh
@@ -32,10 +33,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * and the first GiB's rate and CPU.
  *
  * <pre>java -cp bench/target/benchmarks.jar io.ferry.bench.cost.TwoProcessLoopback [--size 4G] [--rounds 1]
- *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--jvm-args "..."]</pre>
+ *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--warmup 0] [--jvm-args "..."]</pre>
+ * {@code --warmup SIZE}: both processes first move SIZE over a connection of their own, unmeasured, so that
+ * the measured transfer's first GiB starts with the JIT's code warm and only its connection new (the first
+ * GiB's figures then count from the warm-up's end, JVM start excluded).
  * {@code --connections N}: N concurrent connections into the one listener, each moving its share (the
  * figures are the aggregate).
- * {@code --jvm-args} (space-separated) go to both Java processes: a profiler, JIT logging, an AOT cache.
+ * {@code --jvm-args} (space-separated) go to both Java processes: a profiler, JIT logging, an AOT cache;
+ * {@code {role}} in them becomes {@code send} or {@code receive}, so that each process writes its own file
+ * ({@code -XX:AOTCacheOutput=/tmp/ferry-{role}.aot}, a JFR recording on JDK 17, which has no {@code %p}).
  */
 public final class TwoProcessLoopback {
 
@@ -44,9 +50,10 @@ public final class TwoProcessLoopback {
 
     /**
      * One side's marks: bytes, monotonic nanos (CLOCK_MONOTONIC, shared by the processes) and its own CPU
-     * nanos after the first GiB and at the end; {@code start} is when the sender was launched.
+     * nanos after the first GiB and at the end; {@code start} is when the sender was launched (or ended its
+     * warm-up) and {@code cpuBase} this side's CPU nanos then (0, or at the end of its warm-up).
      */
-    record Marks(long[] first, long[] end, long start) {
+    record Marks(long[] first, long[] end, long start, long cpuBase) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -56,6 +63,7 @@ public final class TwoProcessLoopback {
         String nativePeer = null;
         List<String> jvmArgs = List.of();
         int connections = 1;
+        long warmup = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
@@ -63,6 +71,7 @@ public final class TwoProcessLoopback {
                 case "--transports" -> transports = List.of(args[++i].split(","));
                 case "--native" -> nativePeer = args[++i];
                 case "--connections" -> connections = Integer.parseInt(args[++i]);
+                case "--warmup" -> warmup = parseSize(args[++i]);
                 case "--jvm-args" -> jvmArgs = List.of(args[++i].trim().split("\\s+"));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
@@ -74,7 +83,7 @@ public final class TwoProcessLoopback {
                 "first GiB Mbit/s", "first GiB CPU-s");
         for (int r = 0; r < rounds; r++) {
             for (String t : transports) {
-                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, jvmArgs));
+                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, warmup, jvmArgs));
             }
             if (nativePeer != null && Files.isExecutable(Path.of(nativePeer))) {
                 report("native UDT4", cpp(nativePeer, size));
@@ -89,15 +98,16 @@ public final class TwoProcessLoopback {
         double pastGib = (receiver.end[0] - receiver.first[0]) / (double) GIB;
         double pastCpu = ((receiver.end[2] - receiver.first[2]) + (sender.end[2] - sender.first[2])) / 1e9;
         double firstSeconds = (receiver.first[1] - receiver.start) / 1e9;
-        double firstCpu = (receiver.first[2] + sender.first[2]) / 1e9;
+        double firstCpu = (receiver.first[2] - receiver.cpuBase + sender.first[2] - sender.cpuBase) / 1e9;
         System.out.printf(Locale.ROOT, "%-12s %16.0f %20.2f %16.0f %14.2f%n", name,
                 pastGib * GIB * 8 / pastSeconds / 1e6, pastCpu / pastGib, receiver.first[0] * 8 / firstSeconds / 1e6, firstCpu);
     }
 
     // ------------------------------------------------------------------ the two processes
 
-    private static Marks[] java(String scheme, long size, int connections, List<String> jvmArgs) throws Exception {
-        Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme, Integer.toString(connections))).start();
+    private static Marks[] java(String scheme, long size, int connections, long warmup, List<String> jvmArgs) throws Exception {
+        Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme, Integer.toString(connections),
+                Long.toString(warmup))).start();
         BufferedReader rin = reader(receiver);
         String port = rin.readLine();
         while (port != null && !port.startsWith("PORT ") && !jvmArgs.isEmpty()) {
@@ -108,15 +118,27 @@ public final class TwoProcessLoopback {
         }
         long start = System.nanoTime();
         Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size),
-                Integer.toString(connections)))
+                Integer.toString(connections), Long.toString(warmup)))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        return marks(rin, reader(sender), receiver, sender, scheme, start);
+        if (warmup == 0) {
+            return marks(rin, reader(sender), receiver, sender, scheme, start);
+        }
+        BufferedReader sin = reader(sender);
+        long[] senderWarm = read(sin, scheme);
+        long[] receiverWarm = read(rin, scheme);
+        Marks[] m = marks(rin, sin, receiver, sender, scheme, senderWarm[1]);
+        // the first GiB's CPU counts from each side's warm-up end
+        return new Marks[]{new Marks(m[0].first(), m[0].end(), m[0].start(), receiverWarm[2]),
+                new Marks(m[1].first(), m[1].end(), m[1].start(), senderWarm[2])};
     }
 
     private static List<String> javaCommand(List<String> jvmArgs, Class<?> main, String... args) {
         List<String> command = new java.util.ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmArgs);
+        String role = main == Send.class ? "send" : "receive";
+        for (String arg : jvmArgs) {
+            command.add(arg.replace("{role}", role));
+        }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         return command;
@@ -139,7 +161,7 @@ public final class TwoProcessLoopback {
         receiver.waitFor(60, TimeUnit.SECONDS);
         sender.destroyForcibly();
         receiver.destroyForcibly();
-        return new Marks[]{new Marks(r[0], r[1], start), new Marks(s[0], s[1], start)};
+        return new Marks[]{new Marks(r[0], r[1], start, 0), new Marks(s[0], s[1], start, 0)};
     }
 
     private static long[] read(BufferedReader in, String name) throws Exception {
@@ -172,14 +194,27 @@ public final class TwoProcessLoopback {
     public static final class Receive {
         public static void main(String[] args) throws Exception {
             int connections = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+            boolean warming = args.length > 2 && Long.parseLong(args[2]) > 0;
+            AtomicReference<Channel> warm = new AtomicReference<>();
             CountDownLatch ended = new CountDownLatch(connections);
             AtomicLong total = new AtomicLong();
             try (Transports ferry = Transports.create()) {
                 ChannelHandler counter = new ChannelInboundHandlerAdapter() {
                     @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        if (warming) {
+                            warm.compareAndSet(null, ctx.channel()); // the sender's first connection is its warm-up
+                        }
+                        ctx.fireChannelActive();
+                    }
+
+                    @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         int n = ((ByteBuf) msg).readableBytes();
                         ReferenceCountUtil.release(msg);
+                        if (warm.get() == ctx.channel()) {
+                            return;
+                        }
                         long after = total.addAndGet(n);
                         if (after - n < GIB && after >= GIB) {
                             mark(after);
@@ -188,6 +223,10 @@ public final class TwoProcessLoopback {
 
                     @Override
                     public void channelInactive(ChannelHandlerContext ctx) {
+                        if (warm.get() == ctx.channel()) {
+                            mark(0);
+                            return;
+                        }
                         synchronized (ended) {
                             ended.countDown();
                             if (ended.getCount() == 0) {
@@ -217,10 +256,18 @@ public final class TwoProcessLoopback {
         public static void main(String[] args) throws Exception {
             long size = Long.parseLong(args[2]);
             int connections = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+            long warmup = args.length > 4 ? Long.parseLong(args[4]) : 0;
             ByteBuf chunk = PooledByteBufAllocator.DEFAULT.directBuffer(CHUNK).writeZero(CHUNK);
             AtomicLong written = new AtomicLong();
             CountDownLatch closed = new CountDownLatch(connections);
             try (Transports ferry = Transports.create()) {
+                if (warmup > 0) {
+                    CountDownLatch warmClosed = new CountDownLatch(1);
+                    Channel w = ferry.connect(args[0] + "://127.0.0.1:" + args[1],
+                            new Pump(warmup, chunk, new AtomicLong(Long.MIN_VALUE / 2), warmClosed)).sync().channel();
+                    w.closeFuture().await();
+                    warmClosed.await(10, TimeUnit.SECONDS); // its pump marks the warm-up's end
+                }
                 List<Channel> channels = new java.util.ArrayList<>();
                 for (int c = 0; c < connections; c++) {
                     long share = size / connections + (c == 0 ? size % connections : 0);
