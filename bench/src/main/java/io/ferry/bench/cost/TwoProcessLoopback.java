@@ -1,5 +1,7 @@
 package io.ferry.bench.cost;
 
+import io.ferry.transport.ChannelOptions;
+import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.Transports;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -33,7 +35,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * and the first GiB's rate and CPU.
  *
  * <pre>java -cp bench/target/benchmarks.jar io.ferry.bench.cost.TwoProcessLoopback [--size 4G] [--rounds 1]
- *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--warmup 0] [--jvm-args "..."]</pre>
+ *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--warmup 0] [--cc NAME] [--jvm-args "..."]</pre>
+ * {@code --cc NAME}: the sender's congestion control ({@code FerryChannelOption.CONGESTION_CONTROL}) on every
+ * Java row instead of the transport's default.
  * {@code --warmup SIZE}: both processes first move SIZE over a connection of their own, unmeasured, so that
  * the measured transfer's first GiB starts with the JIT's code warm and only its connection new (the first
  * GiB's figures then count from the warm-up's end, JVM start excluded).
@@ -64,6 +68,7 @@ public final class TwoProcessLoopback {
         List<String> jvmArgs = List.of();
         int connections = 1;
         long warmup = 0;
+        String cc = "";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> size = parseSize(args[++i]);
@@ -72,6 +77,7 @@ public final class TwoProcessLoopback {
                 case "--native" -> nativePeer = args[++i];
                 case "--connections" -> connections = Integer.parseInt(args[++i]);
                 case "--warmup" -> warmup = parseSize(args[++i]);
+                case "--cc" -> cc = args[++i];
                 case "--jvm-args" -> jvmArgs = List.of(args[++i].trim().split("\\s+"));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
@@ -83,7 +89,7 @@ public final class TwoProcessLoopback {
                 "first GiB Mbit/s", "first GiB CPU-s");
         for (int r = 0; r < rounds; r++) {
             for (String t : transports) {
-                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, warmup, jvmArgs));
+                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, warmup, cc, jvmArgs));
             }
             if (nativePeer != null && Files.isExecutable(Path.of(nativePeer))) {
                 report("native UDT4", cpp(nativePeer, size));
@@ -105,7 +111,8 @@ public final class TwoProcessLoopback {
 
     // ------------------------------------------------------------------ the two processes
 
-    private static Marks[] java(String scheme, long size, int connections, long warmup, List<String> jvmArgs) throws Exception {
+    private static Marks[] java(String scheme, long size, int connections, long warmup, String cc, List<String> jvmArgs)
+            throws Exception {
         Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme, Integer.toString(connections),
                 Long.toString(warmup))).start();
         BufferedReader rin = reader(receiver);
@@ -118,7 +125,7 @@ public final class TwoProcessLoopback {
         }
         long start = System.nanoTime();
         Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size),
-                Integer.toString(connections), Long.toString(warmup)))
+                Integer.toString(connections), Long.toString(warmup), cc))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         if (warmup == 0) {
             return marks(rin, reader(sender), receiver, sender, scheme, start);
@@ -257,6 +264,9 @@ public final class TwoProcessLoopback {
             long size = Long.parseLong(args[2]);
             int connections = args.length > 3 ? Integer.parseInt(args[3]) : 1;
             long warmup = args.length > 4 ? Long.parseLong(args[4]) : 0;
+            ChannelOptions options = args.length > 5 && !args[5].isEmpty()
+                    ? ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, args[5]).build()
+                    : ChannelOptions.empty();
             ByteBuf chunk = PooledByteBufAllocator.DEFAULT.directBuffer(CHUNK).writeZero(CHUNK);
             AtomicLong written = new AtomicLong();
             CountDownLatch closed = new CountDownLatch(connections);
@@ -264,15 +274,15 @@ public final class TwoProcessLoopback {
                 if (warmup > 0) {
                     CountDownLatch warmClosed = new CountDownLatch(1);
                     Channel w = ferry.connect(args[0] + "://127.0.0.1:" + args[1],
-                            new Pump(warmup, chunk, new AtomicLong(Long.MIN_VALUE / 2), warmClosed)).sync().channel();
+                            new Pump(warmup, chunk, new AtomicLong(Long.MIN_VALUE / 2), warmClosed), options).sync().channel();
                     w.closeFuture().await();
                     warmClosed.await(10, TimeUnit.SECONDS); // its pump marks the warm-up's end
                 }
                 List<Channel> channels = new java.util.ArrayList<>();
                 for (int c = 0; c < connections; c++) {
                     long share = size / connections + (c == 0 ? size % connections : 0);
-                    channels.add(ferry.connect(args[0] + "://127.0.0.1:" + args[1], new Pump(share, chunk, written, closed))
-                            .sync().channel());
+                    channels.add(ferry.connect(args[0] + "://127.0.0.1:" + args[1], new Pump(share, chunk, written, closed),
+                            options).sync().channel());
                 }
                 for (Channel ch : channels) {
                     ch.closeFuture().await();
