@@ -65,7 +65,7 @@ class FanInFromOneAddressTest {
                     });
             Channel server = sb.bind().sync().channel();
             int port = ((InetSocketAddress) server.localAddress()).getPort();
-            try (LoopStallWatch stalls = new LoopStallWatch(server.eventLoop().parent())) {
+            try (LoopStallWatch stalls = new LoopStallWatch(server.eventLoop().parent()); PortWatch kernel = new PortWatch(port)) {
                 List<CompletableFuture<Long>> echoes = new ArrayList<>();
                 List<Channel> clients = new ArrayList<>();
                 for (int i = 0; i < CLIENTS; i++) {
@@ -104,8 +104,12 @@ class FanInFromOneAddressTest {
                     }
                 }
                 int total = served;
+                // kept in the test's output file even when it passes: a soak shows whether the port's group changed
+                System.err.println("FanIn over " + spec + ": " + served + " of " + CLIENTS + " served; clients " + traffic(clients)
+                        + "; server sides " + traffic(accepted) + listener(server) + kernel.report());
                 assertTrue(failures.isEmpty(), () -> (CLIENTS - total) + " of " + CLIENTS + " clients over " + spec
-                        + " were not served, e.g. " + String.join("; ", failures.subList(0, Math.min(3, failures.size()))) + stalls.report());
+                        + " were not served, e.g. " + String.join("; ", failures.subList(0, Math.min(3, failures.size()))) + stalls.report()
+                        + listener(server) + kernel.report());
                 for (Channel c : clients) {
                     assertTrue(c.close().await(30, TimeUnit.SECONDS), "closed in time: " + c);
                 }
@@ -129,6 +133,35 @@ class FanInFromOneAddressTest {
             }
         }
         return s.append(']').toString();
+    }
+
+    /** Bytes and retransmissions summed over the open ones of {@code channels}, from their transports' statistics. */
+    private static String traffic(java.util.Collection<Channel> channels) {
+        long bytes = 0;
+        long retransmissions = 0;
+        int open = 0;
+        for (Channel c : channels) {
+            if (c.isOpen()) {
+                try {
+                    io.ferry.transport.TransportStatistics t = io.ferry.transport.FerryChannels.statistics(c);
+                    bytes += t.bytesSent();
+                    retransmissions += t.retransmissions().orElse(0);
+                    open++;
+                } catch (RuntimeException gone) {
+                    // closed meanwhile
+                }
+            }
+        }
+        return open + " open sent " + bytes + " B with " + retransmissions + " retransmissions";
+    }
+
+    /** What a UDT listener's sockets did with datagrams they could not route themselves. */
+    private static String listener(Channel server) {
+        if (server instanceof io.ferry.transport.udt.UdtServerChannel udt) {
+            return " [listener: " + udt.sockets() + " sockets, " + udt.handedOverDatagrams() + " datagrams handed between them, "
+                    + udt.unroutableDatagrams() + " unroutable, " + udt.connectionFailures() + " connections failed]";
+        }
+        return "";
     }
 
     private static String statisticsOf(Channel channel) {

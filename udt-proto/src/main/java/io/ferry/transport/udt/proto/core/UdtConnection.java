@@ -135,7 +135,7 @@ public final class UdtConnection extends AbstractEngineConnection {
             f.setMaxWindowPackets(Math.min(config.flowWindowPackets(), Math.max(2, peerFlowWindow)));
         }
         pacer = new Pacer(2 * payloadBytes);
-        feedback = new UdtFeedback(this, sender, cc, rtt);
+        feedback = new UdtFeedback(this, sender, cc, rtt, expiry);
         phase = Phase.CONNECTED;
         expiry.restart(nowNanos);
         out.event(CONNECTED);

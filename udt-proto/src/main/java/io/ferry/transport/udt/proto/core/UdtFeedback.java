@@ -11,19 +11,22 @@ import io.netty.buffer.ByteBuf;
  * What the sending side does with the peer's ACKs and NAKs (draft-gg-udt-03 §6.1): a full ACK is answered
  * with an ACK2, moves the acknowledged edge and the flow window, feeds the RTT estimate and, with the
  * receiver's arrival rate and link capacity, the rate control; a light ACK only moves the edge; a NAK's
- * compressed loss list puts packets back in the sender's loss list and tells the control. Created once the
- * connection is established; {@link UdtConnection} routes the packets here.
+ * compressed loss list puts packets back in the sender's loss list and tells the control. An ACK that moves
+ * the edge, or any NAK, shows that the peer hears us and ends an expiry's loss window ({@link UdtExpiry}).
+ * Created once the connection is established; {@link UdtConnection} routes the packets here.
  */
 final class UdtFeedback {
     private final UdtConnection connection;
     private final UdtSender sender;
     private final CongestionControl cc;
+    private final UdtExpiry expiry;
     private final UdtRtt rtt;
     private int capacityPackets;
     private long lossReports;
 
-    UdtFeedback(UdtConnection connection, UdtSender sender, CongestionControl cc, UdtRtt rtt) {
+    UdtFeedback(UdtConnection connection, UdtSender sender, CongestionControl cc, UdtRtt rtt, UdtExpiry expiry) {
         this.connection = connection;
+        this.expiry = expiry;
         this.sender = sender;
         this.cc = cc;
         this.rtt = rtt;
@@ -70,10 +73,14 @@ final class UdtFeedback {
     }
 
     private void acked(long bytes, long rttSampleNanos, long nowNanos) {
+        if (bytes > 0) {
+            expiry.acknowledged();
+        }
         cc.onAck(bytes, sender.unackedBytes() + bytes, rttSampleNanos, nowNanos);
     }
 
     void onNak(ByteBuf p, long nowNanos) {
+        expiry.acknowledged(); // the peer names what it lacks: it hears us, and its list is exact
         long[] lowest = {Long.MAX_VALUE, 0};
         long near = sender.lastAck();
         boolean ok = LossList.read(p, p.readerIndex() + UdtPacket.HEADER_BYTES, UdtPacket.bodyLength(p) / 4, (first, last) -> {

@@ -443,6 +443,42 @@ class UdtConnectionSimulationTest {
         }
     }
 
+    /**
+     * A side whose ACKs are lost while its peer's data still reaches it (a server socket that overflows drops
+     * the clients' ACKs and data alike, while the clients still hear the server) keeps its loss window until
+     * an ACK moves the edge: the first packet heard used to reopen it, and the whole window, which the peer
+     * already had, was resent on each expiry (29,000 duplicates over 200 server sides). Once an ACK comes
+     * through, it covers everything and nothing more is resent.
+     */
+    @Test
+    void aSideWhoseAcksAreLostResendsOnlyThePairUntilAnAckMovesTheEdge() {
+        UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
+        try {
+            assertTrue(sim.runUntil(() -> sim.a.connected && sim.b.connected, 5 * S));
+            long blackoutEnds = sim.now + 3 * S;
+            // B's ACKs are lost; its data and everything A sends arrive
+            sim.dropIf = (from, packet) -> from == sim.b && sim.now < blackoutEnds && UdtPacket.isControl(packet)
+                    && (UdtPacket.controlType(packet) == UdtPacket.ACK || UdtPacket.controlType(packet) == UdtPacket.NAK);
+            byte[] fromA = pattern(100 * 1400, 12);
+            sim.write(sim.a, Unpooled.wrappedBuffer(fromA));
+            // B keeps talking, a small write every 400 ms as an echo would: past A's 300 ms expiry each time
+            for (long t = sim.now + 400 * MS; t < blackoutEnds; t += 400 * MS) {
+                sim.runUntil(() -> false, t);
+                sim.write(sim.b, Unpooled.wrappedBuffer(pattern(200, (int) (t / MS))));
+            }
+            assertTrue(sim.runUntil(() -> sim.b.received.size() == fromA.length, sim.now + 10 * S));
+            sim.runUntil(() -> false, sim.now + 2 * S);
+            long duplicates = sim.b.conn.counters().duplicatePackets();
+            // a pair per expiry (about 8 in 3 s); reopened by B's data, the whole window went again each time
+            assertTrue(duplicates <= 2 * 10, "B received " + duplicates + " duplicates of a " + fromA.length / 1400
+                    + "-packet window whose ACKs were lost for 3 s");
+            assertTrue(sim.a.conn.counters().packetsResent() >= 2, "A's expiries resent something: the test exercised them");
+            assertArrayEquals(fromA, sim.b.received.toByteArray());
+        } finally {
+            sim.dispose();
+        }
+    }
+
     @Test
     void anIdleConnectionStaysUpOnKeepAlives() {
         UdtSim sim = UdtSim.clientServer(UdtSim.Path.clean(5 * MS), UdtConfig.defaults(), UdtConfig.defaults());
