@@ -159,7 +159,7 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
     }
 
     private RouteKey keyOf(UtpSocketChannel channel) {
-        return new RouteKey(channel.remote(), channel.connection().recvId());
+        return new RouteKey(channel.remote(), channel.connection().ids().recvId());
     }
 
     /**

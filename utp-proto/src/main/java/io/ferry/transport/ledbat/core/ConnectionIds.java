@@ -12,9 +12,9 @@ import io.ferry.transport.ledbat.wire.UtpWire;
  * @param sendId    the id this side puts in the packets it sends (16 bits)
  * @param initiator whether this side sent the SYN
  */
-record ConnectionIds(int recvId, int sendId, boolean initiator) {
+public record ConnectionIds(int recvId, int sendId, boolean initiator) {
 
-    ConnectionIds {
+    public ConnectionIds {
         recvId &= UtpWire.SEQ_MASK;
         sendId &= UtpWire.SEQ_MASK;
     }
@@ -42,8 +42,11 @@ record ConnectionIds(int recvId, int sendId, boolean initiator) {
         };
     }
 
-    /** Whether a RESET carrying {@code id} is addressed to this connection: either id of the pair. */
-    boolean acceptsReset(int id) {
+    /**
+     * Whether a RESET carrying {@code id} is addressed to this connection: either id of the pair (a peer may
+     * reset with either; libutp answers unknown packets with the id they carried).
+     */
+    public boolean acceptsReset(int id) {
         return id == recvId || id == sendId;
     }
 }

@@ -1,5 +1,7 @@
 package io.ferry.transport.ledbat.core;
 
+import io.ferry.transport.ledbat.cc.CongestionControl;
+
 /**
  * A snapshot of what a {@link UtpConnection} knows of its path: the congestion controller's window and
  * delay estimates, the round trip, the flight and both windows (the shape of quinn's {@code PathStats}).
@@ -25,4 +27,13 @@ package io.ferry.transport.ledbat.core;
 public record PathStats(String congestionControl, long cwndBytes, long bytesInFlight, long peerWindowBytes,
                         long receiveWindowBytes, long smoothedRttNanos, long rttVarianceNanos, long reportedRttNanos,
                         long reportedRttVarianceNanos, long rtoNanos, long queuingDelayMicros, long baseDelayMicros) {
+
+    /** The snapshot of a connection's parts; {@code timestampRtt} is the round trip its BEP 29 timestamps give. */
+    static PathStats of(CongestionControl cc, RttEstimator rtt, RttEstimator timestampRtt, long bytesInFlight,
+                        long peerWindowBytes, long receiveWindowBytes) {
+        RttEstimator reported = rtt.srttNanos() > 0 ? rtt : timestampRtt;
+        return new PathStats(cc.name(), cc.cwndBytes(), bytesInFlight, peerWindowBytes, receiveWindowBytes,
+                rtt.srttNanos(), rtt.rttVarNanos(), reported.srttNanos(), reported.rttVarNanos(), rtt.rtoNanos(),
+                cc.queuingDelayMicros(), cc.baseDelayMicros());
+    }
 }

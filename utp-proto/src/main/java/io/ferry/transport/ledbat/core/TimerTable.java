@@ -4,9 +4,9 @@ import java.util.Arrays;
 
 /**
  * A connection's timers, one deadline per kind (the shape of quinn-proto's {@code TimerTable}). Only
- * {@link UtpConnection} writes it, once at the end of every call into the connection, from what its phase
- * and its parts ask for; {@link UtpConnection#onTimer} reads which ones expired, and the driver arms its
- * one timer for {@link #next()}.
+ * {@link ConnectionTimers} writes it, once at the end of every call into the connection, from what its
+ * phase and its parts ask for; {@link UtpConnection#onTimer} reads which ones expired, and the driver arms
+ * its one timer for {@link #next()}.
  */
 final class TimerTable {
 

@@ -29,7 +29,7 @@ import io.netty.buffer.ByteBuf;
  * with pacing, flow control in both directions, half-close, keep-alive and idle timeout; sequence
  * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@link SendPath}, {@link LossRecovery},
  * {@link InboundStream}, {@link AckScheduler}, {@link Timestamps}, {@link PacketScreen}, its
- * {@link ConnectionIds}, its {@link Phase} and its {@link TimerTable}. Each mechanism, and what keeps heavy
+ * {@link ConnectionIds}, its {@link Phase} and its {@link ConnectionTimers}. Each mechanism, and what keeps heavy
  * random loss cheap, in docs/utp-protocol.md.
  */
 public final class UtpConnection extends AbstractEngineConnection {
@@ -47,16 +47,16 @@ public final class UtpConnection extends AbstractEngineConnection {
     private final ConnectionStats stats = new ConnectionStats();
     private final ConnectionIds ids;
 
-    private final TimerTable timers = new TimerTable();
-    private Phase phase;
-    private Handshake handshake;
-
+    private final Handshake handshake;
     private final LossRecovery recovery;
+    private final ConnectionTimers timers;
+    private Phase phase;
     private long lastReceiveNanos;
 
-    private UtpConnection(UtpConfig config, ConnectionIds ids, long nowNanos) {
+    private UtpConnection(UtpConfig config, ConnectionIds ids, Handshake handshake, long nowNanos) {
         this.config = config;
         this.ids = ids;
+        this.handshake = handshake;
         this.cc = CongestionControls.create(config.congestionControl(),
                 new CongestionParameters(config.maxPayloadSize(), Math.max(1, config.targetDelayNanos() / 1000)));
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());
@@ -65,6 +65,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         this.inbound = new InboundStream(config, out, acks, stats);
         this.recovery = new LossRecovery(outstanding, cc, rtt, stats);
         this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, recovery, timestamps, ids, nowNanos);
+        this.timers = new ConnectionTimers(config, handshake, recovery, send, acks);
         this.lastReceiveNanos = nowNanos;
     }
 
@@ -78,9 +79,8 @@ public final class UtpConnection extends AbstractEngineConnection {
      * @return the connection, in state {@link ConnectionState#SYN_SENT}
      */
     public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
-        UtpConnection c = new UtpConnection(config, ConnectionIds.initiator(recvId), nowNanos);
+        UtpConnection c = new UtpConnection(config, ConnectionIds.initiator(recvId), Handshake.initiator(initialSeqNr), nowNanos);
         c.phase = new Phase.SynSent(nowNanos + config.connectTimeoutNanos());
-        c.handshake = Handshake.initiator(initialSeqNr);
         c.send.start(initialSeqNr, -1);
         c.send.sendSyn(nowNanos);
         c.armTimers();
@@ -115,11 +115,10 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     private static UtpConnection acceptor(UtpConfig config, ByteBuf syn, int initialSeqNr, long nowNanos, boolean answer) {
         PacketReader r = SynAnswer.readSyn(syn);
-        UtpConnection c = new UtpConnection(config, ConnectionIds.acceptor(r.connectionId()), nowNanos);
+        UtpConnection c = new UtpConnection(config, ConnectionIds.acceptor(r.connectionId()), Handshake.acceptor(initialSeqNr), nowNanos);
         // until the initiator proves its address, the half-open connection ends quietly after the connect timeout
         c.phase = new Phase.Established(nowNanos + Math.min(config.connectTimeoutNanos(), Handshake.HALF_OPEN_LIFETIME_NANOS));
         c.send.start(initialSeqNr, r.windowSize());
-        c.handshake = Handshake.acceptor(initialSeqNr);
         c.inbound.start(r.seqNr());
         c.stats.packetsReceived++;
         if (answer) {
@@ -349,19 +348,9 @@ public final class UtpConnection extends AbstractEngineConnection {
         return handshake.seqNr();
     }
 
-    /** Returns the id carried by packets addressed to this side. */
-    public int recvId() {
-        return ids.recvId();
-    }
-
-    /** Returns the id this side puts in the packets it sends (the peer's {@code recvId}). */
-    public int sendId() {
-        return ids.sendId();
-    }
-
-    /** Returns whether this side sent the SYN. */
-    public boolean isInitiator() {
-        return ids.initiator();
+    /** The connection's pair of ids and which side sent the SYN. */
+    public ConnectionIds ids() {
+        return ids;
     }
 
     /** Returns the life-cycle state: the public view of the connection's {@link Phase}. */
@@ -377,14 +366,6 @@ public final class UtpConnection extends AbstractEngineConnection {
     @Override
     public boolean isTerminated() {
         return phase instanceof Phase.Closed;
-    }
-
-    /**
-     * Returns whether this connection would accept a RESET carrying {@code connectionId}: a peer may
-     * reset with either id of the pair (libutp answers unknown packets with the id they carried).
-     */
-    public boolean acceptsReset(int connectionId) {
-        return ids.acceptsReset(connectionId);
     }
 
     /** Whether {@link #write} may be called and is worth calling (the send buffer has room). */
@@ -442,11 +423,7 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /** A snapshot of the path: windows, flight, round trip and the controller's delay estimates. */
     public PathStats pathStats() {
-        boolean timed = rtt.srttNanos() > 0;
-        RttEstimator path = timed ? rtt : timestamps.pathRtt();
-        return new PathStats(cc.name(), cc.cwndBytes(), outstanding.bytesInFlight(), send.peerWindow(), inbound.window(),
-                rtt.srttNanos(), rtt.rttVarNanos(), path.srttNanos(), path.rttVarNanos(), rtt.rtoNanos(),
-                cc.queuingDelayMicros(), cc.baseDelayMicros());
+        return PathStats.of(cc, rtt, timestamps.pathRtt(), outstanding.bytesInFlight(), send.peerWindow(), inbound.window());
     }
 
     /** Returns the live counters. */
@@ -550,23 +527,9 @@ public final class UtpConnection extends AbstractEngineConnection {
     // ------------------------------------------------------------------------------------------------
     // Timers and closing
 
-    /**
-     * Writes the timer table from the phase and what the parts ask for: the end of every call into the
-     * connection, and the only place its timers are set.
-     */
+    /** The end of every call into the connection: its timers, from its phase and its parts ({@link ConnectionTimers}). */
     private void armTimers() {
-        timers.set(Timer.PHASE, phase.deadline());
-        boolean established = phase.isEstablished();
-        boolean closed = phase.isClosed();
-        timers.set(Timer.IDLE, established && config.idleTimeoutNanos() > 0
-                ? lastReceiveNanos + config.idleTimeoutNanos() : NONE);
-        timers.set(Timer.RETRANSMISSION, closed ? NONE : recovery.retransmissionDeadline());
-        timers.set(Timer.TAIL_LOSS_PROBE, closed ? NONE : recovery.tailLossProbeDeadline());
-        timers.set(Timer.PERSIST, closed ? NONE : send.persistDeadline());
-        timers.set(Timer.KEEP_ALIVE, established && config.keepAliveIntervalNanos() > 0 && handshake.peerConfirmed()
-                ? send.lastSendNanos() + config.keepAliveIntervalNanos() : NONE);
-        timers.set(Timer.PACING, closed ? NONE : send.pacingDeadline());
-        timers.set(Timer.DELAYED_ACK, closed ? NONE : acks.deadlineNanos());
+        timers.arm(phase, lastReceiveNanos);
     }
 
     /** Serves what expired, in {@link Timer}'s order; a phase deadline or a failure ends the round. */
@@ -593,9 +556,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         if (timers.isExpired(Timer.PERSIST, nowNanos)) {
             send.onPersistTimer();
         }
-        // what was just sent also keeps the connection alive: the deadline is read again
-        if (canSend() && config.keepAliveIntervalNanos() > 0
-                && nowNanos - send.lastSendNanos() >= config.keepAliveIntervalNanos()) {
+        if (canSend() && timers.keepAliveDue(nowNanos)) {
             send.sendState(nowNanos);
         }
         // pacing and the delayed acknowledgement are served by sending what is due

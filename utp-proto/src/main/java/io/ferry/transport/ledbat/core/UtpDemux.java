@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * Helpers for the code that shares one UDP socket among many connections and must route each
- * datagram, keyed by (remote address, {@link UtpConnection#recvId()}).
+ * datagram, keyed by (remote address, {@link ConnectionIds#recvId()}).
  *
  * <p>Routing rules, after {@link PacketReader#wrap} returned {@code VALID}:
  * <ul>

@@ -217,7 +217,7 @@ public final class EndpointCore<C> {
             int id = reader.connectionId();
             for (int delta : RESET_ID_DELTAS) {
                 C candidate = table.get(from, (id + delta) & 0xFFFF);
-                if (candidate != null && connectionOf.apply(candidate).acceptsReset(id)) {
+                if (candidate != null && connectionOf.apply(candidate).ids().acceptsReset(id)) {
                     return route(candidate);
                 }
             }
@@ -322,7 +322,7 @@ public final class EndpointCore<C> {
     public void accepted(C connection) {
         requireAdmitted();
         admitted = null;
-        table.put(remoteOf.apply(connection), connectionOf.apply(connection).recvId(), connection);
+        table.put(remoteOf.apply(connection), connectionOf.apply(connection).ids().recvId(), connection);
         halfOpen.put(connection, synCache ? ByteBufUtil.getBytes(handshake.syn()) : null);
         handshake = null;
     }
@@ -352,13 +352,13 @@ public final class EndpointCore<C> {
 
     /** A connection this side opened: routed from now on. */
     public void register(C connection) {
-        table.put(remoteOf.apply(connection), connectionOf.apply(connection).recvId(), connection);
+        table.put(remoteOf.apply(connection), connectionOf.apply(connection).ids().recvId(), connection);
     }
 
     /** A connection is over: it is routed no more and, if accepted, frees its place. Returns whether the table had it. */
     public boolean forget(C connection) {
         InetSocketAddress remote = remoteOf.apply(connection);
-        boolean had = table.remove(remote, connectionOf.apply(connection).recvId(), connection);
+        boolean had = table.remove(remote, connectionOf.apply(connection).ids().recvId(), connection);
         release(connection, remote);
         return had;
     }
@@ -395,8 +395,8 @@ public final class EndpointCore<C> {
         oldest.remove();
         InetSocketAddress remote = remoteOf.apply(victim);
         UtpConnection connection = connectionOf.apply(victim);
-        table.remove(remote, connection.recvId(), victim);
-        cache.remember(remote, connection.recvId(), new SynCache.Entry(entry.getValue(), connection.handshakeSeqNr()));
+        table.remove(remote, connection.ids().recvId(), victim);
+        cache.remember(remote, connection.ids().recvId(), new SynCache.Entry(entry.getValue(), connection.handshakeSeqNr()));
         admission.evicted(remote.getAddress());
         onEvicted.accept(victim);
         return true;

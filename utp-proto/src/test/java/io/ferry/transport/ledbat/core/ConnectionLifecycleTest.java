@@ -67,11 +67,11 @@ class ConnectionLifecycleTest {
         p.run(() -> p.client.isConnected() && p.server.isConnected(), 5 * SECOND);
         UtpConnection c = p.client.connection();
         UtpConnection s = p.server.connection();
-        assertTrue(c.isInitiator());
-        assertFalse(s.isInitiator());
-        assertEquals(UtpWire.seqAdd(c.recvId(), 1), c.sendId());
-        assertEquals(c.recvId(), s.sendId());
-        assertEquals(c.sendId(), s.recvId());
+        assertTrue(c.ids().initiator());
+        assertFalse(s.ids().initiator());
+        assertEquals(UtpWire.seqAdd(c.ids().recvId(), 1), c.ids().sendId());
+        assertEquals(c.ids().recvId(), s.ids().sendId());
+        assertEquals(c.ids().sendId(), s.ids().recvId());
         assertEquals(ConnectionState.CONNECTED, c.state());
         assertTrue(c.pathStats().smoothedRttNanos() > 0, "the handshake gives a first RTT sample");
     }
@@ -389,7 +389,7 @@ class ConnectionLifecycleTest {
         ByteBuf runt = Unpooled.wrappedBuffer(new byte[]{0x21, 0, 0});
         ByteBuf badSack = Unpooled.buffer();
         io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(badSack, PacketType.STATE,
-                UtpWire.EXTENSION_SELECTIVE_ACK, c.recvId(), 1, 1, 1000, 1, 1);
+                UtpWire.EXTENSION_SELECTIVE_ACK, c.ids().recvId(), 1, 1, 1000, 1, 1);
         badSack.writeByte(0).writeByte(3).writeBytes(new byte[3]);
         try {
             c.onPacket(runt, p.client.now());
@@ -424,9 +424,9 @@ class ConnectionLifecycleTest {
         ByteBuf state = Unpooled.buffer();
         // a RESET must acknowledge something the client sent; a STATE must carry a sequence number near the next expected
         io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(reset, PacketType.RESET, UtpWire.EXTENSION_NONE,
-                c.recvId(), 1, 1, 0, farSeq, farAck);
+                c.ids().recvId(), 1, 1, 0, farSeq, farAck);
         io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(state, PacketType.STATE, UtpWire.EXTENSION_NONE,
-                c.recvId(), 1, 1, 0, farSeq, farAck);
+                c.ids().recvId(), 1, 1, 0, farSeq, farAck);
         try {
             c.onPacket(reset, p.client.now());
             c.onPacket(state, p.client.now());

@@ -137,7 +137,7 @@ class UtpFuzzTest {
             return Unpooled.wrappedBuffer(data.consumeBytes(data.consumeInt(0, 1500)));
         }
         PacketType type = PacketType.values()[data.consumeInt(0, PacketType.values().length - 1)];
-        int id = data.consumeBoolean() ? (type == PacketType.SYN ? c.sendId() : c.recvId()) : data.consumeInt(0, 0xFFFF);
+        int id = data.consumeBoolean() ? (type == PacketType.SYN ? c.ids().sendId() : c.ids().recvId()) : data.consumeInt(0, 0xFFFF);
         int seq = data.consumeBoolean() ? (peerSeq + data.consumeInt(-4, 64)) & 0xFFFF : data.consumeInt(0, 0xFFFF);
         int ack = data.consumeInt(0, 0xFFFF);
         long window = data.consumeBoolean() ? 1 << 20 : data.consumeLong(0, 0xFFFFFFFFL);
