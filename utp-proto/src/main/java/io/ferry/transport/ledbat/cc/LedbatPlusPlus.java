@@ -48,6 +48,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     private long lossBoundUntilNanos = NEVER;
     private long standingQueueMicros;
     private long roundBytesAcked;
+    /** The window before {@link LossProbe}'s test decrease, -1 when none runs. */
+    private double windowBeforeProbe = -1;
     private final RoundRates rates = new RoundRates(REGROWTH_RATE_ROUNDS, RATE_MEMORY_NANOS);
 
     private LedbatPlusPlus(String name, CongestionParameters parameters, double rttFraction, boolean quickSlowdowns) {
@@ -89,6 +91,11 @@ public final class LedbatPlusPlus implements CongestionControl {
     }
 
     @Override
+    public void onPacketSent(int payloadBytes, boolean retransmission, long bytesInFlightBeforeSend, long nowNanos) {
+        losses.onSent();
+    }
+
+    @Override
     public void onDelaySample(int delayMicros32, long nowNanos) {
         delay.addSample(delayMicros32, nowNanos);
     }
@@ -104,6 +111,9 @@ public final class LedbatPlusPlus implements CongestionControl {
         double target = effectiveTargetMicros();
         roundBytesAcked += bytesNewlyAcked;
         noteStandingQueue(delay.queuingMicros(), nowNanos);
+        if (losses.probing()) {
+            return; // a test decrease holds the window where it cut it
+        }
         if (phase == Phase.SLOWDOWN) {
             long elapsed = slowdowns.sinceStartNanos(nowNanos);
             boolean drained = quickSlowdowns && elapsed >= rttNanos()
@@ -219,15 +229,22 @@ public final class LedbatPlusPlus implements CongestionControl {
         if (nowNanos - roundStartNanos >= rttNanos()) {
             // the queue that stood through the round: a buffer overflowing fills for round trips, while
             // scheduling noise lifts single samples only
-            losses.endRound(roundMinQueueMicros, roundBytesAcked, mss, rounds++);
+            LossProbe.Verdict probe = losses.endRound(roundMinQueueMicros, roundBytesAcked, mss, rounds++,
+                    quickSlowdowns && phase == Phase.AVOIDANCE, nowNanos);
             rates.add(roundBytesAcked * 1e9 / (nowNanos - roundStartNanos), nowNanos);
             roundBytesAcked = 0;
             standingQueueMicros = roundMinQueueMicros;
             double target = effectiveTargetMicros();
             switch (competitors.endRound(phase == Phase.AVOIDANCE, cwnd, standingQueueMicros, target,
                     target * (1 - FAIR_STEP_FRACTION), rates.last(), nowNanos, yieldHoldNanos(), rttNanos())) {
-                case YIELD -> cwnd = (double) MIN_CWND * mss;
+                case YIELD -> {
+                    cwnd = (double) MIN_CWND * mss;
+                    endProbe();
+                    probe = LossProbe.Verdict.NONE;
+                }
                 case FALSE_ALARM -> {
+                    endProbe();
+                    probe = LossProbe.Verdict.NONE;
                     ssthresh = Math.max(competitors.windowBeforeYield(), (double) MIN_CWND * mss);
                     phase = Phase.REGROWTH;
                     // the empty queue refreshed the base delay as a slowdown does: the next one is timed from here
@@ -238,6 +255,42 @@ public final class LedbatPlusPlus implements CongestionControl {
             }
             roundMinQueueMicros = Long.MAX_VALUE;
             roundStartNanos = nowNanos;
+            onProbe(probe, nowNanos);
+        }
+    }
+
+    /** Ends a test decrease without its verdict: the window was set for another reason, which stands. */
+    private void endProbe() {
+        losses.cancelProbe();
+        windowBeforeProbe = -1;
+    }
+
+    /** Applies {@link LossProbe}'s verdict: the test decrease, and then either the window back or the cut kept. */
+    private void onProbe(LossProbe.Verdict verdict, long nowNanos) {
+        switch (verdict) {
+            case CUT -> {
+                windowBeforeProbe = cwnd;
+                cwnd = Math.max(cwnd / 2, (double) MIN_CWND * mss);
+            }
+            case CANCELLED -> windowBeforeProbe = -1;
+            case RANDOM -> {
+                if (windowBeforeProbe >= 0) {
+                    cwnd = Math.max(cwnd, windowBeforeProbe);
+                }
+                windowBeforeProbe = -1;
+            }
+            case OVERFLOW -> {
+                // as after a loss taken for a shallow buffer's: the window, not the queue, keeps this flow behind TCP
+                windowBeforeProbe = -1;
+                ssthresh = cwnd;
+                lossBoundUntilNanos = nowNanos + Math.max(LOSS_BOUND_NANOS, LossClassifier.PEAK_QUEUE_ROUNDS * rttNanos());
+                lastReductionNanos = nowNanos;
+                if (phase == Phase.SLOW_START || phase == Phase.REGROWTH) {
+                    endSlowStart(nowNanos);
+                }
+            }
+            case NONE -> {
+            }
         }
     }
 
@@ -313,7 +366,7 @@ public final class LedbatPlusPlus implements CongestionControl {
             return false;
         }
         if (quickSlowdowns) {
-            if (!congestiveLoss()) {
+            if (!congestiveLoss(nowNanos)) {
                 randomLosses++;
                 return false;
             }
@@ -321,6 +374,7 @@ public final class LedbatPlusPlus implements CongestionControl {
                 lossBoundUntilNanos = nowNanos + Math.max(LOSS_BOUND_NANOS, LossClassifier.PEAK_QUEUE_ROUNDS * rttNanos());
             }
         }
+        losses.answered();
         cwnd = Math.max(cwnd / 2, (double) MIN_CWND * mss);
         lastReductionNanos = nowNanos;
         if (phase != Phase.AVOIDANCE) {
@@ -330,8 +384,8 @@ public final class LedbatPlusPlus implements CongestionControl {
     }
 
     /** Whether a loss now is congestion's ({@link LossClassifier}). */
-    boolean congestiveLoss() {
-        return losses.isCongestive(delay.queuingMicros(), effectiveTargetMicros());
+    boolean congestiveLoss(long nowNanos) {
+        return losses.isCongestive(delay.queuingMicros(), effectiveTargetMicros(), nowNanos);
     }
 
     /** How often {@link #competitionAware} took a queue for someone else's and dropped to its minimum window. */
@@ -344,6 +398,11 @@ public final class LedbatPlusPlus implements CongestionControl {
         return competitors.falseAlarms();
     }
 
+    /** Test decreases ({@link LossProbe}) that found the window overflowing a buffer too shallow to show a queue. */
+    public long probedOverflows() {
+        return losses.overflows();
+    }
+
     /** Losses {@link #onLoss} took for random ones and did not answer. */
     public long randomLosses() {
         return randomLosses;
@@ -351,6 +410,7 @@ public final class LedbatPlusPlus implements CongestionControl {
 
     @Override
     public void onTimeout(long nowNanos) {
+        endProbe();
         if (phase == Phase.SLOWDOWN) {
             phase = Phase.REGROWTH;
         } else {

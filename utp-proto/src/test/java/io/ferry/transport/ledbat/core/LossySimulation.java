@@ -10,14 +10,14 @@ import io.ferry.transport.ledbat.sim.TrackingAllocator;
  * {@code TRACE=1} in the environment, the window every 500 ms of virtual time, and every timeout;
  * {@code JITTER_US=N} adds up to N microseconds of random delay to each packet, which reorders them).
  *
- * <p>Arguments: {@code LOSS ONE_WAY_MS BYTES SEEDS [RATE_BYTES_PER_S QUEUE_BYTES]}, e.g.
+ * <p>Arguments: {@code LOSS ONE_WAY_MS BYTES SEEDS [RATE_BYTES_PER_S QUEUE_BYTES]} (milliseconds may be fractional), e.g.
  * {@code 0.25 25 2800000 20} for the seed's 25 % loss each way over a 50 ms RTT. Run it with the
  * module's test class path (see the module README).
  */
 public final class LossySimulation {
     public static void main(String[] a) {
         double loss = Double.parseDouble(a[0]);
-        long oneWay = Long.parseLong(a[1]) * 1_000_000L;
+        long oneWay = (long) (Double.parseDouble(a[1]) * 1_000_000L);
         int size = Integer.parseInt(a[2]);
         int seeds = Integer.parseInt(a[3]);
         long rate = a.length > 4 ? Long.parseLong(a[4]) : 0;
