@@ -68,94 +68,103 @@ final class LossProbe {
     private static final long NEVER = Long.MIN_VALUE;
 
     private int lossyRounds;
-    private long lossyLost;
-    private long lossySent;
     /**
      * Packets sent in the last round trip: a round's losses are mostly of those, so they are counted against
      * them, not against the round's own sends, which the cut changes.
      */
     private int lastSent;
+    /** Losses and the packets they are counted against, in whichever count runs: lossy rounds, the test's measurement or the overflow's check. */
+    private long lost;
+    private long sent;
     private double before;
-    private long checkLost;
-    private long checkSent;
     /** Round trips since the cut, -1 when no test decrease runs. */
     private int sinceCut = -1;
-    private long afterLost;
-    private long afterSent;
     private long quietUntilRound;
     private long overflowUntilNanos = NEVER;
     private long overflows;
 
     /**
-     * A round trip ended: {@code losses} packets were declared lost and {@code sent} sent in it (first
+     * A round trip ended: {@code losses} packets were declared lost and {@code sentInRound} sent in it (first
      * transmissions and retransmissions); {@code answered} whether the controller answered any loss as congestion's;
      * {@code eligible} whether it can take a test decrease now (only in congestion avoidance: a slow
      * start ends on its own).
      */
-    Verdict endRound(int losses, int sent, boolean answered, boolean eligible, long round, long nowNanos) {
+    Verdict endRound(int losses, int sentInRound, boolean answered, boolean eligible, long round, long nowNanos) {
         int against = lastSent;
-        lastSent = sent;
-        if (sinceCut >= 0 && answered) {
+        lastSent = sentInRound;
+        if (sinceCut >= 0) {
+            return measure(losses, against, answered, round, nowNanos);
+        }
+        if (overflowing(nowNanos)) {
+            return check(losses, against, round);
+        }
+        if (!eligible || answered || losses < LOSSY_MIN_LOSSES || losses < LOSSY_FRACTION * against || round < quietUntilRound) {
+            lossyRounds = 0;
+            return Verdict.NONE;
+        }
+        if (lossyRounds++ == 0) {
+            restartCount();
+        }
+        count(losses, against);
+        if (lossyRounds < LOSSY_ROUNDS) {
+            return Verdict.NONE;
+        }
+        before = Math.min(1, lost / (double) Math.max(1, sent));
+        lossyRounds = 0;
+        restartCount();
+        sinceCut = 0;
+        return Verdict.CUT;
+    }
+
+    /** A round trip of the test decrease: settling, then measuring until enough packets say something. */
+    private Verdict measure(int losses, int against, boolean answered, long round, long nowNanos) {
+        if (answered) {
             sinceCut = -1;
             quietUntilRound = round + QUIET_ROUNDS;
             return Verdict.CANCELLED;
         }
-        if (sinceCut >= 0) {
-            sinceCut++;
-            if (sinceCut > SETTLE_ROUNDS) {
-                afterLost += losses;
-                afterSent += against;
-            }
-            boolean measured = afterSent >= MEASURE_PACKETS;
-            if (!measured && sinceCut < SETTLE_ROUNDS + MEASURE_ROUNDS) {
-                return Verdict.NONE;
-            }
-            sinceCut = -1;
-            if (measured && afterLost <= OVERFLOW_DROP * before * afterSent) {
-                overflowUntilNanos = nowNanos + OVERFLOW_NANOS;
-                checkLost = 0;
-                checkSent = 0;
-                overflows++;
-                return Verdict.OVERFLOW;
-            }
-            quietUntilRound = round + QUIET_ROUNDS;
-            return Verdict.RANDOM;
+        if (++sinceCut > SETTLE_ROUNDS) {
+            count(losses, against);
         }
-        if (overflowing(nowNanos)) {
-            checkLost += losses;
-            checkSent += against;
-            if (checkSent < CHECK_PACKETS) {
-                return Verdict.NONE;
-            }
-            boolean wrong = checkLost >= RECHECK_FRACTION * before * checkSent;
-            checkLost = 0;
-            checkSent = 0;
-            if (!wrong) {
-                return Verdict.NONE;
-            }
-            overflowUntilNanos = NEVER;
-            quietUntilRound = round + QUIET_ROUNDS;
-            return Verdict.RANDOM;
-        }
-        if (!eligible || answered || losses < LOSSY_MIN_LOSSES || losses < LOSSY_FRACTION * against || round < quietUntilRound) {
-            lossyRounds = 0;
-            lossyLost = 0;
-            lossySent = 0;
+        boolean measured = sent >= MEASURE_PACKETS;
+        if (!measured && sinceCut < SETTLE_ROUNDS + MEASURE_ROUNDS) {
             return Verdict.NONE;
         }
-        lossyLost += losses;
-        lossySent += against;
-        if (++lossyRounds < LOSSY_ROUNDS) {
+        sinceCut = -1;
+        if (measured && lost <= OVERFLOW_DROP * before * sent) {
+            overflowUntilNanos = nowNanos + OVERFLOW_NANOS;
+            restartCount();
+            overflows++;
+            return Verdict.OVERFLOW;
+        }
+        quietUntilRound = round + QUIET_ROUNDS;
+        return Verdict.RANDOM;
+    }
+
+    /** A round trip under a verdict of overflow: withdrawn if losses go on as before the cut. */
+    private Verdict check(int losses, int against, long round) {
+        count(losses, against);
+        if (sent < CHECK_PACKETS) {
             return Verdict.NONE;
         }
-        before = Math.min(1, lossyLost / (double) Math.max(1, lossySent));
-        lossyRounds = 0;
-        lossyLost = 0;
-        lossySent = 0;
-        afterLost = 0;
-        afterSent = 0;
-        sinceCut = 0;
-        return Verdict.CUT;
+        boolean wrong = lost >= RECHECK_FRACTION * before * sent;
+        restartCount();
+        if (!wrong) {
+            return Verdict.NONE;
+        }
+        overflowUntilNanos = NEVER;
+        quietUntilRound = round + QUIET_ROUNDS;
+        return Verdict.RANDOM;
+    }
+
+    private void count(int losses, int against) {
+        lost += losses;
+        sent += against;
+    }
+
+    private void restartCount() {
+        lost = 0;
+        sent = 0;
     }
 
     /** Ends a test decrease without a verdict: the controller changed the window for another reason (a timeout, a yield). */
