@@ -1,6 +1,7 @@
 package io.ferry.transport.ledbat.channel;
 
 import io.ferry.transport.UndeliveredDataException;
+import io.ferry.transport.ledbat.core.ByteStreams;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.spi.LingeringChannels;
 import io.ferry.transport.udp.engine.EngineLinger;
@@ -33,9 +34,10 @@ final class UtpLinger extends EngineLinger {
             channel.endpoint().afterCall(channel);
             return; // afterCall collected and checked again
         }
-        if (connection.isEndOfStreamAcknowledged()) {
+        ByteStreams streams = connection.streams();
+        if (streams.isEndOfStreamAcknowledged()) {
             finish(null);
-        } else if (connection.isClosed() && connection.isInputShutdown() && connection.unacknowledgedBytes() == 0
+        } else if (connection.isClosed() && streams.isInputShutdown() && streams.unacknowledgedBytes() == 0
                 && LingeringChannels.unwrittenBytes(channel) == 0) {
             finish(null); // the peer ended its side holding every byte; only our FIN went unconfirmed
         } else if (connection.isClosed()) {
@@ -47,8 +49,8 @@ final class UtpLinger extends EngineLinger {
 
     @Override
     protected UndeliveredDataException undelivered(String why) {
-        UtpConnection connection = channel.connection();
-        return new UndeliveredDataException(channel.remote(), connection.unacknowledgedBytes() + LingeringChannels.unwrittenBytes(channel),
-                connection.isEndOfStreamAcknowledged(), false, why);
+        ByteStreams streams = channel.connection().streams();
+        return new UndeliveredDataException(channel.remote(), streams.unacknowledgedBytes() + LingeringChannels.unwrittenBytes(channel),
+                streams.isEndOfStreamAcknowledged(), false, why);
     }
 }

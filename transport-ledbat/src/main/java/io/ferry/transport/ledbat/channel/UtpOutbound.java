@@ -70,7 +70,7 @@ final class UtpOutbound {
     private static int writeFileRegion(FileRegion region, UtpConnection connection, ByteBufAllocator alloc) throws IOException {
         int moved = 0;
         for (;;) {
-            long space = connection.sendBufferSpace();
+            long space = connection.streams().sendBufferSpace();
             if (space <= 0 || region.transferred() >= region.count()) {
                 return moved;
             }

@@ -205,7 +205,7 @@ public final class UtpSocketChannel extends EngineChannel<UtpConnection, UtpEndp
 
     @Override
     public boolean isOutputShutdown() {
-        return connection == null ? !isActive() : connection.isOutputShutdown() || !isActive();
+        return connection == null ? !isActive() : connection.streams().isOutputShutdown() || !isActive();
     }
 
     // ------------------------------------------------------------------ linger and statistics

@@ -29,7 +29,8 @@ import io.netty.buffer.ByteBuf;
  * with pacing, flow control in both directions, half-close, keep-alive and idle timeout; sequence
  * arithmetic wraps at 2^16. Its parts: {@link Handshake}, {@link SendPath}, {@link LossRecovery},
  * {@link InboundStream}, {@link AckScheduler}, {@link Timestamps}, {@link PacketScreen}, its
- * {@link ConnectionIds}, its {@link Phase} and its {@link ConnectionTimers}. Each mechanism, and what keeps heavy
+ * {@link ConnectionIds}, its {@link Phase} and its {@link ConnectionTimers}; the application reads its byte
+ * streams through {@link ByteStreams}. Each mechanism, and what keeps heavy
  * random loss cheap, in docs/utp-protocol.md.
  */
 public final class UtpConnection extends AbstractEngineConnection {
@@ -46,6 +47,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     private final PacketReader reader = new PacketReader();
     private final ConnectionStats stats = new ConnectionStats();
     private final ConnectionIds ids;
+    private final ByteStreams streams;
 
     private final Handshake handshake;
     private final LossRecovery recovery;
@@ -66,6 +68,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         this.recovery = new LossRecovery(outstanding, cc, rtt, stats);
         this.send = new SendPath(config, out, cc, rtt, acks, outstanding, inbound, stats, recovery, timestamps, ids, nowNanos);
         this.timers = new ConnectionTimers(config, handshake, recovery, send, acks);
+        this.streams = new ByteStreams(send, inbound);
         this.lastReceiveNanos = nowNanos;
     }
 
@@ -374,43 +377,14 @@ public final class UtpConnection extends AbstractEngineConnection {
         return send.isWritable() && !phase.isClosed();
     }
 
-    /** Returns whether the output was shut down ({@link #shutdownOutput} or {@link #close}). */
-    public boolean isOutputShutdown() {
-        return send.isOutputShutdown();
+    /** The two byte streams as the application sees them: buffer room and sizes, unacknowledged bytes, shut ends. */
+    public ByteStreams streams() {
+        return streams;
     }
 
-    /** Returns whether the peer's FIN was reached: no more data will be delivered. */
-    public boolean isInputShutdown() {
-        return inbound.isFinished();
-    }
-
-    /** Returns how many more bytes {@link #write} would accept now. */
-    public long sendBufferSpace() {
-        return send.sendBufferSpace();
-    }
-
-    /** Returns the send buffer's current size in bytes: it grows from the configured size (see {@link UtpConfig}). */
-    public long sendBufferLimit() {
-        return send.sendBufferLimit();
-    }
-
-    /** Returns the receive buffer's current size in bytes (memory, as charged): it grows from the configured size. */
-    public long receiveBufferLimit() {
-        return inbound.bufferLimit();
-    }
-
-    /**
-     * Application bytes written that the peer has not acknowledged cumulatively (so not yet delivered to
-     * its application, or at least not known to be): queued, in flight, lost or only selectively
-     * acknowledged. Still meaningful after the connection closed: it is then what the connection lost.
-     */
-    public long unacknowledgedBytes() {
-        return send.unacknowledgedBytes();
-    }
-
-    /** Whether the peer acknowledged our FIN, and with it every byte written before it. */
-    public boolean isEndOfStreamAcknowledged() {
-        return send.isFinAcked();
+    /** Whether the peer proved it received our answer to its SYN (always true for the initiator). */
+    public boolean isPeerConfirmed() {
+        return handshake.peerConfirmed();
     }
 
     /**
@@ -442,11 +416,6 @@ public final class UtpConnection extends AbstractEngineConnection {
         }
         send.sendState(nowNanos);
         return true;
-    }
-
-    /** Whether the peer proved it received our answer to its SYN (always true for the initiator). */
-    public boolean isPeerConfirmed() {
-        return handshake.peerConfirmed();
     }
 
     /** Completes the initiator's handshake on the acceptor's STATE, whose sequence number its first data packet will carry. */

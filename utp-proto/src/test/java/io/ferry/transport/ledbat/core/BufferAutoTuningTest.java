@@ -35,7 +35,7 @@ class BufferAutoTuningTest {
             long before = p.server.receivedBytes();
             p.events.runFor(4 * SECOND);
             double use = (p.server.receivedBytes() - before) / (RATE * 4.0);
-            return new Run(use, p.server.connection().receiveBufferLimit(), p.client.connection().sendBufferLimit(),
+            return new Run(use, p.server.connection().streams().receiveBufferLimit(), p.client.connection().streams().sendBufferLimit(),
                     p.server.maxUnconsumed(), p.client.connection().stats().timeouts(), p.client.connection().stats().packetsLost());
         } finally {
             p.client.abort();

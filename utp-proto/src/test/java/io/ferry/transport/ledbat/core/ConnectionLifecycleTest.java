@@ -104,8 +104,8 @@ class ConnectionLifecycleTest {
         p.client.sendAll(up, true);
         p.connect();
         assertTrue(p.run(p.server::isEndOfStream, 60 * SECOND));
-        assertTrue(p.client.connection().isOutputShutdown());
-        assertFalse(p.client.connection().isInputShutdown());
+        assertTrue(p.client.connection().streams().isOutputShutdown());
+        assertFalse(p.client.connection().streams().isInputShutdown());
         assertFalse(p.server.isClosed());
         p.server.sendAll(down, true);
         assertTrue(p.run(p.client::isEndOfStream, 120 * SECOND));
@@ -125,8 +125,8 @@ class ConnectionLifecycleTest {
         p.server.sendAll(down, true);
         p.connect();
         assertTrue(p.run(p.client::isEndOfStream, 60 * SECOND));
-        assertTrue(p.client.connection().isInputShutdown());
-        assertFalse(p.server.connection().isInputShutdown());
+        assertTrue(p.client.connection().streams().isInputShutdown());
+        assertFalse(p.server.connection().streams().isInputShutdown());
         p.client.sendAll(up, true);
         assertTrue(p.run(() -> p.client.isClosed() && p.server.isClosed(), 120 * SECOND));
         TransferSupport.assertDelivered(down, p.client, "down");

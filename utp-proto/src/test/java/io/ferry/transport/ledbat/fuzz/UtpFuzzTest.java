@@ -87,7 +87,7 @@ class UtpFuzzTest {
                 switch (data.consumeInt(0, 4)) {
                     case 0 -> now += data.consumeLong(0, 5_000_000_000L);
                     case 1 -> {
-                        if (!c.isClosed() && !c.isOutputShutdown() && app.isReadable()) {
+                        if (!c.isClosed() && !c.streams().isOutputShutdown() && app.isReadable()) {
                             c.write(app);
                             c.flush(now);
                         }
@@ -112,8 +112,8 @@ class UtpFuzzTest {
                     c.onTimer(now);
                 }
                 c.collect(sink);
-                assertTrue(c.unacknowledgedBytes() >= 0, "unacknowledged bytes never go negative");
-                assertTrue(c.unacknowledgedBytes() <= toWrite.length, "nor exceed what was written");
+                assertTrue(c.streams().unacknowledgedBytes() >= 0, "unacknowledged bytes never go negative");
+                assertTrue(c.streams().unacknowledgedBytes() <= toWrite.length, "nor exceed what was written");
                 assertTrue(c.pathStats().bytesInFlight() >= 0, "bytes in flight never go negative");
                 assertTrue(c.pathStats().cwndBytes() > 0, "the window stays positive");
                 assertTrue(c.nextDeadlineNanos() > now || c.isTerminated() || c.nextDeadlineNanos() == now,

@@ -140,7 +140,7 @@ public final class SimPeer implements ConnectionSink {
     }
 
     private void pump() {
-        if (closed || connection.isOutputShutdown()) {
+        if (closed || connection.streams().isOutputShutdown()) {
             return;
         }
         while (sent < toSend.length) {
