@@ -165,21 +165,22 @@ final class LossRecovery {
         }
         boolean sackProgress = false;
         if (ack.hasSelectiveAck() && !outstanding.isEmpty()) {
-            int bits = ack.selectiveAckBits();
-            for (int i = 0; i < bits; i++) {
-                if (!ack.isSelectivelyAcked(i)) {
-                    continue;
+            // a word of the bitmask at a time, visiting only its set bits
+            int words = ack.selectiveAckBits() / 32;
+            sack:
+            for (int w = 0; w < words; w++) {
+                for (int bits = ack.selectiveAckWord(w); bits != 0; bits &= bits - 1) {
+                    int seq = UtpWire.seqAdd(pktAck, 2 + 32 * w + Integer.numberOfTrailingZeros(bits));
+                    if (!outstanding.contains(seq)) {
+                        break sack;
+                    }
+                    if (outstanding.isSacked(seq)) {
+                        continue;
+                    }
+                    noteDelivered(seq, nowNanos);
+                    newlyAcked += outstanding.markSacked(seq);
+                    sackProgress = true;
                 }
-                int seq = UtpWire.seqAdd(pktAck, 2 + i);
-                if (!outstanding.contains(seq)) {
-                    break;
-                }
-                if (outstanding.isSacked(seq)) {
-                    continue;
-                }
-                noteDelivered(seq, nowNanos);
-                newlyAcked += outstanding.markSacked(seq);
-                sackProgress = true;
             }
         }
         long rttSample = rttSample(nowNanos);

@@ -5,20 +5,30 @@ import io.netty.buffer.ByteBuf;
 /**
  * A reusable, allocation-free view of one received uTP packet.
  *
- * <p>{@link #wrap(ByteBuf)} checks the datagram and, when it is {@link PacketValidity#VALID}, remembers
- * where the payload and the selective-ACK bitmask are. All accessors read the buffer with absolute
- * indexes: the buffer's reader and writer indexes are never changed, and the reader never retains or
- * releases it. The view is valid until the next {@code wrap} or until the buffer is released.
+ * <p>{@link #wrap(ByteBuf)} checks the datagram and, when it is {@link PacketValidity#VALID}, decodes the
+ * fixed header and remembers where the payload and the selective-ACK bitmask are; the bitmask is read
+ * from the buffer with absolute indexes. The buffer's reader and writer indexes are never changed, and
+ * the reader never retains or releases it. The view is valid until the next {@code wrap} or until the
+ * buffer is released.
  *
  * <p>Not thread-safe; keep one instance per thread or per connection.
  */
 public final class PacketReader {
     private ByteBuf buf;
-    private int base;
     private int end;
     private int payloadOffset;
     private int sackOffset;
     private int sackLength;
+    // the fixed header, decoded once by wrap from three reads (each ByteBuf read checks bounds and the
+    // reference count: a dozen reads a packet were a measurable share of the core's time, issue 58)
+    private PacketType type;
+    private int firstExtension;
+    private int connectionId;
+    private int timestampMicros;
+    private int timestampDifferenceMicros;
+    private long windowSize;
+    private int seqNr;
+    private int ackNr;
 
     /**
      * Checks the readable bytes of {@code packet} and, if they form a valid packet, points this view
@@ -29,14 +39,26 @@ public final class PacketReader {
      */
     public PacketValidity wrap(ByteBuf packet) {
         this.buf = packet;
-        this.base = packet.readerIndex();
         this.end = packet.writerIndex();
         this.sackOffset = -1;
         this.sackLength = 0;
         PacketValidity validity = walk(packet, this);
         if (validity != PacketValidity.VALID) {
             this.buf = null;
+            return validity;
         }
+        int base = packet.readerIndex();
+        long typeToTimestamp = packet.getLong(base + UtpWire.OFFSET_TYPE_VERSION);
+        long differenceAndWindow = packet.getLong(base + UtpWire.OFFSET_TIMESTAMP_DIFFERENCE);
+        int seqAndAck = packet.getInt(base + UtpWire.OFFSET_SEQ_NR);
+        type = PacketType.fromCode((int) (typeToTimestamp >>> 60));
+        firstExtension = (int) (typeToTimestamp >>> 48) & 0xFF;
+        connectionId = (int) (typeToTimestamp >>> 32) & 0xFFFF;
+        timestampMicros = (int) typeToTimestamp;
+        timestampDifferenceMicros = (int) (differenceAndWindow >>> 32);
+        windowSize = differenceAndWindow & 0xFFFF_FFFFL;
+        seqNr = seqAndAck >>> 16;
+        ackNr = seqAndAck & 0xFFFF;
         return validity;
     }
 
@@ -95,42 +117,42 @@ public final class PacketReader {
 
     /** Returns the packet type. */
     public PacketType type() {
-        return PacketType.fromCode(buf.getUnsignedByte(base + UtpWire.OFFSET_TYPE_VERSION) >>> 4);
+        return type;
     }
 
     /** Returns the code of the first extension in the chain (0 when there is none). */
     public int firstExtension() {
-        return buf.getUnsignedByte(base + UtpWire.OFFSET_EXTENSION);
+        return firstExtension;
     }
 
     /** Returns {@code connection_id} (unsigned 16 bits). */
     public int connectionId() {
-        return buf.getUnsignedShort(base + UtpWire.OFFSET_CONNECTION_ID);
+        return connectionId;
     }
 
     /** Returns the bits of {@code timestamp_microseconds} (an unsigned 32-bit value). */
     public int timestampMicros() {
-        return buf.getInt(base + UtpWire.OFFSET_TIMESTAMP);
+        return timestampMicros;
     }
 
     /** Returns the bits of {@code timestamp_difference_microseconds} (an unsigned 32-bit value). */
     public int timestampDifferenceMicros() {
-        return buf.getInt(base + UtpWire.OFFSET_TIMESTAMP_DIFFERENCE);
+        return timestampDifferenceMicros;
     }
 
     /** Returns {@code wnd_size}, the sender's advertised receive window in bytes. */
     public long windowSize() {
-        return buf.getUnsignedInt(base + UtpWire.OFFSET_WINDOW);
+        return windowSize;
     }
 
     /** Returns {@code seq_nr} (unsigned 16 bits). */
     public int seqNr() {
-        return buf.getUnsignedShort(base + UtpWire.OFFSET_SEQ_NR);
+        return seqNr;
     }
 
     /** Returns {@code ack_nr} (unsigned 16 bits). */
     public int ackNr() {
-        return buf.getUnsignedShort(base + UtpWire.OFFSET_ACK_NR);
+        return ackNr;
     }
 
     /** Returns the absolute index of the first payload byte in the wrapped buffer. */
@@ -165,5 +187,20 @@ public final class PacketReader {
             throw new IndexOutOfBoundsException("bit " + i + " of " + sackLength * 8);
         }
         return (buf.getByte(sackOffset + (i >>> 3)) & (1 << (i & 7))) != 0;
+    }
+
+    /**
+     * Thirty-two bits of the selective-ACK bitmask at once: bit {@code j} of word {@code w} is bit
+     * {@code 32 * w + j} of {@link #isSelectivelyAcked}, i.e. packet {@code ack_nr + 2 + 32 * w + j}
+     * (BEP 29 numbers the bits from the least significant of each byte, so the four bytes read as a
+     * little-endian word). The bitmask's length is a multiple of four bytes ({@link PacketValidity#BAD_SACK_LENGTH}).
+     *
+     * @param w the word index, {@code 0 <= w < selectiveAckBits() / 32}
+     */
+    public int selectiveAckWord(int w) {
+        if (w < 0 || w >= sackLength / 4) {
+            throw new IndexOutOfBoundsException("word " + w + " of " + sackLength / 4);
+        }
+        return buf.getIntLE(sackOffset + 4 * w);
     }
 }

@@ -28,14 +28,16 @@ public final class PacketWriter {
     public static void writeHeader(ByteBuf out, PacketType type, int firstExtension, int connectionId,
                                    int timestampMicros, int timestampDifference, long windowSize,
                                    int seqNr, int ackNr) {
-        out.writeByte((type.code() << 4) | UtpWire.VERSION);
-        out.writeByte(firstExtension);
-        out.writeShort(connectionId);
-        out.writeInt(timestampMicros);
-        out.writeInt(timestampDifference);
-        out.writeInt((int) clampWindow(windowSize));
-        out.writeShort(seqNr);
-        out.writeShort(ackNr);
+        // three writes instead of eight: each ByteBuf write checks bounds and the reference count
+        out.ensureWritable(UtpWire.HEADER_SIZE);
+        int at = out.writerIndex();
+        out.setLong(at, (long) ((type.code() << 4) | UtpWire.VERSION) << 56
+                | (long) (firstExtension & 0xFF) << 48
+                | (long) (connectionId & 0xFFFF) << 32
+                | (timestampMicros & 0xFFFF_FFFFL));
+        out.setLong(at + UtpWire.OFFSET_TIMESTAMP_DIFFERENCE, (long) timestampDifference << 32 | clampWindow(windowSize));
+        out.setInt(at + UtpWire.OFFSET_SEQ_NR, (seqNr & 0xFFFF) << 16 | (ackNr & 0xFFFF));
+        out.writerIndex(at + UtpWire.HEADER_SIZE);
     }
 
     /**
@@ -62,8 +64,7 @@ public final class PacketWriter {
     public static void refresh(ByteBuf packet, int timestampMicros, int timestampDifference, long windowSize,
                                int ackNr) {
         int base = packet.readerIndex();
-        packet.setInt(base + UtpWire.OFFSET_TIMESTAMP, timestampMicros);
-        packet.setInt(base + UtpWire.OFFSET_TIMESTAMP_DIFFERENCE, timestampDifference);
+        packet.setLong(base + UtpWire.OFFSET_TIMESTAMP, (long) timestampMicros << 32 | (timestampDifference & 0xFFFF_FFFFL));
         packet.setInt(base + UtpWire.OFFSET_WINDOW, (int) clampWindow(windowSize));
         packet.setShort(base + UtpWire.OFFSET_ACK_NR, ackNr);
     }

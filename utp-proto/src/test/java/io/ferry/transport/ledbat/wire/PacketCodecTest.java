@@ -114,8 +114,11 @@ class PacketCodecTest {
             for (int i = 0; i < 32; i++) {
                 assertEquals(i == 0 || i == 9 || i == 31, r.isSelectivelyAcked(i), "bit " + i);
             }
+            // the same bits as one word: bit j of the word is bit j of the bitmask
+            assertEquals((1 << 0) | (1 << 9) | (1 << 31), r.selectiveAckWord(0));
             assertEquals(0, r.payloadLength());
             assertThrows(IndexOutOfBoundsException.class, () -> r.isSelectivelyAcked(32));
+            assertThrows(IndexOutOfBoundsException.class, () -> r.selectiveAckWord(1));
         } finally {
             buf.release();
         }
