@@ -2,6 +2,7 @@ package io.ferry.transport.ledbat.core;
 
 import io.ferry.transport.ledbat.wire.UtpWire;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 /**
  * The packets sent but not yet cumulatively acknowledged, indexed by sequence number, with the
@@ -30,6 +31,8 @@ final class OutstandingPackets {
     private static final byte SACKED = 4;
     private static final byte DEPARTED = 8;
 
+    /** Where packets' buffers come from and where acknowledged ones go back. */
+    private final PacketBuffers buffers;
     private ByteBuf[] packets = new ByteBuf[INITIAL_CAPACITY];
     private int[] payloads = new int[INITIAL_CAPACITY];
     private long[] sentAt = new long[INITIAL_CAPACITY];
@@ -46,6 +49,16 @@ final class OutstandingPackets {
     private int lostCount;
     private int departedCount;
     private int lostScanFrom;
+
+    /** A ring that releases each packet's buffer when it is acknowledged (nothing is reused). */
+    OutstandingPackets() {
+        this(new PacketBuffers(ByteBufAllocator.DEFAULT, 0));
+    }
+
+    /** A ring that gives each acknowledged packet's buffer back to {@code buffers} for reuse. */
+    OutstandingPackets(PacketBuffers buffers) {
+        this.buffers = buffers;
+    }
 
     boolean isEmpty() {
         return count == 0;
@@ -116,6 +129,14 @@ final class OutstandingPackets {
         flags[i] = 0;
         count++;
         unackedPayloadBytes += payload;
+    }
+
+    /**
+     * An empty buffer for a packet of up to {@code size} bytes that this ring will hold ({@link #add}):
+     * one an acknowledged packet left behind when there is one ({@link PacketBuffers}).
+     */
+    ByteBuf newPacketBuffer(int size) {
+        return buffers.take(size);
     }
 
     ByteBuf packet(int seq) {
@@ -239,11 +260,14 @@ final class OutstandingPackets {
             unackedPayloadBytes -= payloads[i];
             newlyAcked = payloads[i];
         }
-        packets[i].release();
+        buffers.recycle(packets[i]);
         packets[i] = null;
         flags[i] = 0;
         firstSeq = UtpWire.seqAdd(firstSeq, 1);
         count--;
+        if (count == 0) {
+            buffers.trim();
+        }
         return newlyAcked;
     }
 
@@ -263,8 +287,9 @@ final class OutstandingPackets {
         throw new IllegalStateException("lost count " + lostCount + " but no lost packet");
     }
 
-    /** Releases every buffer and forgets every packet. */
+    /** Releases every buffer (those kept for reuse too) and forgets every packet. */
     void releaseAll() {
+        buffers.releaseAll();
         for (int d = 0; d < count; d++) {
             int i = (firstSeq + d) & mask;
             if (packets[i] != null) {

@@ -315,7 +315,7 @@ final class SendPath {
 
     /** Packetizes the next {@code payload} bytes (or the FIN) and puts the packet on the wire. */
     private void newPacket(int payload, boolean fin, long nowNanos, long rate) {
-        ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE + payload);
+        ByteBuf p = outstanding.newPacketBuffer(UtpWire.HEADER_SIZE + payload);
         PacketWriter.writeHeader(p, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE, ids.sendId(),
                 0, 0, 0, seqNr, inbound.ackNr());
         if (payload > 0) {

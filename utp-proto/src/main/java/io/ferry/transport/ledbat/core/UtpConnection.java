@@ -41,7 +41,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     private final RttEstimator rtt;
     private final Timestamps timestamps;
     private final AckScheduler acks;
-    private final OutstandingPackets outstanding = new OutstandingPackets();
+    private final OutstandingPackets outstanding;
     private final InboundStream inbound;
     private final SendPath send;
     private final PacketReader reader = new PacketReader();
@@ -59,6 +59,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         this.config = config;
         this.ids = ids;
         this.handshake = handshake;
+        this.outstanding = new OutstandingPackets(new PacketBuffers(config.allocator(), config.packetSize()));
         this.cc = CongestionControls.create(config.congestionControl(),
                 new CongestionParameters(config.maxPayloadSize(), Math.max(1, config.targetDelayNanos() / 1000)));
         this.rtt = new RttEstimator(config.minRtoNanos(), config.maxRtoNanos());

@@ -4,6 +4,7 @@ import io.ferry.transport.ledbat.wire.SelectiveAckBitmap;
 import io.ferry.transport.ledbat.wire.UtpWire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -120,5 +121,49 @@ class CoreBuffersTest {
         assertTrue(o.isEmpty());
         assertEquals(0, o.bytesInFlight());
         assertEquals(0, sent[39].refCnt());
+    }
+
+    // ------------------------------------------------------------------ PacketBuffers
+
+    @Test
+    void anAcknowledgedPacketsBufferIsReusedOnlyWhenNobodyElseHoldsIt() {
+        PacketBuffers pool = new PacketBuffers(UnpooledByteBufAllocator.DEFAULT, 1500);
+        OutstandingPackets o = new OutstandingPackets(pool);
+        ByteBuf first = o.newPacketBuffer(1500);
+        assertEquals(1500, first.capacity());
+        o.add(1, first.writeZero(1500), 1480);
+        ByteBuf second = o.newPacketBuffer(100);
+        ByteBuf onTheWire = second.writeZero(100).retain(); // a transmission the socket has not written yet
+        o.add(2, second, 80);
+        ByteBuf odd = o.newPacketBuffer(2000); // larger than a pooled buffer: the allocator's own
+        assertEquals(2000, odd.capacity());
+        o.add(3, odd.writeZero(2000), 1980);
+
+        o.removeFirst();
+        assertEquals(1, first.refCnt(), "acknowledged while only the ring held it: kept for reuse");
+        assertEquals(1, pool.kept());
+        o.removeFirst();
+        assertEquals(1, onTheWire.refCnt(), "still held by the socket: given up, not reused");
+        assertEquals(1, pool.kept());
+        onTheWire.release();
+        ByteBuf reused = o.newPacketBuffer(1500);
+        assertSame(first, reused, "the next packet is written into the kept buffer");
+        assertEquals(0, reused.readableBytes(), "emptied");
+        assertEquals(0, pool.kept());
+        o.add(4, reused.writeZero(20), 0);
+
+        o.removeFirst(); // the odd one: released
+        assertEquals(0, odd.refCnt());
+        o.removeFirst(); // nothing outstanding: the pool keeps only a few
+        assertEquals(1, pool.kept());
+        for (int k = 0; k < PacketBuffers.KEPT + 10; k++) {
+            pool.recycle(UnpooledByteBufAllocator.DEFAULT.directBuffer(1500, 1500));
+        }
+        assertEquals(PacketBuffers.KEPT, pool.kept(), "bounded");
+        pool.trim();
+        assertEquals(PacketBuffers.KEPT_IDLE, pool.kept());
+        o.releaseAll();
+        assertEquals(0, pool.kept());
+        assertEquals(0, first.refCnt(), "released with the connection");
     }
 }
