@@ -43,6 +43,8 @@ final class OutstandingPackets {
 
     private int firstSeq;
     private int count;
+    /** The most packets held since the ring was last empty: how many buffers are worth keeping for reuse. */
+    private int peakCount;
     private long bytesInFlight;
     private int packetsInFlight;
     private long unackedPayloadBytes;
@@ -128,6 +130,7 @@ final class OutstandingPackets {
         transmissions[i] = 0;
         flags[i] = 0;
         count++;
+        peakCount = Math.max(peakCount, count);
         unackedPayloadBytes += payload;
     }
 
@@ -260,12 +263,13 @@ final class OutstandingPackets {
             unackedPayloadBytes -= payloads[i];
             newlyAcked = payloads[i];
         }
-        buffers.recycle(packets[i]);
+        buffers.recycle(packets[i], peakCount);
         packets[i] = null;
         flags[i] = 0;
         firstSeq = UtpWire.seqAdd(firstSeq, 1);
         count--;
         if (count == 0) {
+            peakCount = 0;
             buffers.trim();
         }
         return newlyAcked;
@@ -299,6 +303,7 @@ final class OutstandingPackets {
             flags[i] = 0;
         }
         count = 0;
+        peakCount = 0;
         bytesInFlight = 0;
         packetsInFlight = 0;
         unackedPayloadBytes = 0;

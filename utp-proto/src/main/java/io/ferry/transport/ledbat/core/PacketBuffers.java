@@ -13,12 +13,14 @@ import java.util.ArrayDeque;
  * release) was about a fifth of the core's time (issue 58, bench/results/2026-11-30-packet-buffers).
  *
  * <p>A buffer still referenced elsewhere when its packet is acknowledged (a datagram the socket has not
- * written yet) is released instead, so nothing here waits on another thread. At most {@link #KEPT}
- * buffers wait for reuse, and an idle connection keeps {@link #KEPT_IDLE}: a thousand quiet connections
- * do not hold a window of memory each. Single-threaded, like the connection.
+ * written yet) is released instead, so nothing here waits on another thread. One acknowledgement may
+ * cover a whole window (a receiver acknowledges a read batch at once), so as many buffers wait as the
+ * caller's limit allows: the most packets outstanding since the connection was last idle, which were held
+ * then anyway, or {@link #KEPT}; an idle connection keeps {@link #KEPT_IDLE}, so a thousand quiet
+ * connections do not hold a window of memory each. Single-threaded, like the connection.
  */
 final class PacketBuffers {
-    /** Most buffers kept for reuse: about one acknowledgement's worth of a fast flow's packets. */
+    /** Buffers kept for reuse whatever the flight was. */
     static final int KEPT = 128;
     /** Buffers kept while nothing is outstanding. */
     static final int KEPT_IDLE = 4;
@@ -45,9 +47,12 @@ final class PacketBuffers {
         return alloc.ioBuffer(size);
     }
 
-    /** Gives {@code packet} up: kept for reuse if only the caller holds it and it is a pooled one, else released. */
-    void recycle(ByteBuf packet) {
-        if (free.size() < KEPT && packet.refCnt() == 1 && packet.capacity() == capacity && packet.maxCapacity() == capacity) {
+    /**
+     * Gives {@code packet} up: kept for reuse if only the caller holds it, it is a pooled one and fewer than
+     * {@code max(limit, KEPT)} wait, else released.
+     */
+    void recycle(ByteBuf packet, int limit) {
+        if (free.size() < Math.max(limit, KEPT) && packet.refCnt() == 1 && packet.capacity() == capacity && packet.maxCapacity() == capacity) {
             free.addLast(packet.clear());
         } else {
             packet.release();

@@ -157,9 +157,13 @@ class CoreBuffersTest {
         o.removeFirst(); // nothing outstanding: the pool keeps only a few
         assertEquals(1, pool.kept());
         for (int k = 0; k < PacketBuffers.KEPT + 10; k++) {
-            pool.recycle(UnpooledByteBufAllocator.DEFAULT.directBuffer(1500, 1500));
+            pool.recycle(UnpooledByteBufAllocator.DEFAULT.directBuffer(1500, 1500), 0);
         }
         assertEquals(PacketBuffers.KEPT, pool.kept(), "bounded");
+        for (int k = 0; k < 100; k++) {
+            pool.recycle(UnpooledByteBufAllocator.DEFAULT.directBuffer(1500, 1500), PacketBuffers.KEPT + 50);
+        }
+        assertEquals(PacketBuffers.KEPT + 50, pool.kept(), "as many as the caller's limit: the flight it held");
         pool.trim();
         assertEquals(PacketBuffers.KEPT_IDLE, pool.kept());
         o.releaseAll();
