@@ -44,6 +44,8 @@ public abstract class EngineChannel<C extends EngineConnection, E extends Engine
     final EngineTimer timer = new EngineTimer();
     /** Whether the endpoint has this channel in its current batch of received datagrams. */
     boolean inReadBatch;
+    /** Bytes the application consumed during the current read batch, reported to the core at its end. */
+    private long consumedInBatch;
 
     /** The endpoint whose socket carries this connection; null for a client until it connects. */
     protected E endpoint;
@@ -136,7 +138,13 @@ public abstract class EngineChannel<C extends EngineConnection, E extends Engine
 
     final void endOfReadBatch() {
         if (connection != null) {
-            connection.endReadBatch(endpoint.now());
+            long now = endpoint.now();
+            if (consumedInBatch > 0) {
+                int n = (int) Math.min(Integer.MAX_VALUE, consumedInBatch);
+                consumedInBatch = 0;
+                connection.consumed(n, now);
+            }
+            connection.endReadBatch(now);
         }
         if (isRegistered() && !inbound.delivering()) {
             inbound.reads.complete();
@@ -389,8 +397,8 @@ public abstract class EngineChannel<C extends EngineConnection, E extends Engine
 
     /** Hands the pipeline what it asked for of what arrived; the channel stays open. */
     protected final void drainInbound() {
-        if (inbound.drain()) {
-            endpoint.afterCall(this); // a window update may be due
+        if (inbound.drain() && !inReadBatch) {
+            endpoint.afterCall(this); // a window update may be due (in a read batch, at its end)
         }
     }
 
@@ -407,11 +415,21 @@ public abstract class EngineChannel<C extends EngineConnection, E extends Engine
         inbound.release();
     }
 
-    /** The application consumed {@code bytes}: they leave the connection's receive window. */
+    /**
+     * The application consumed {@code bytes}: they leave the connection's receive window. Inside a read
+     * batch they are added up and reported once at its end, where the batch's acknowledgement carries the
+     * reopened window anyway: a call into the core, with its send attempt and timers, per delivered
+     * payload was a per-packet cost of the receiver (issue 58).
+     */
     protected final void consumed(int bytes) {
-        if (connection != null) {
-            connection.consumed(bytes, endpoint.now());
+        if (connection == null) {
+            return;
         }
+        if (inReadBatch) {
+            consumedInBatch += bytes;
+            return;
+        }
+        connection.consumed(bytes, endpoint.now());
     }
 
     /** Starts a client's connection on {@code endpoint}: a leaf calls this once its core exists. */
