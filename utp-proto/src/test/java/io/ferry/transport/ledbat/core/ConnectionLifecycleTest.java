@@ -40,13 +40,7 @@ class ConnectionLifecycleTest {
     @AfterEach
     void everyBufferIsReleased() {
         if (pair != null) {
-            if (pair.client.connection() != null && !pair.client.isClosed()) {
-                pair.client.abort();
-            }
-            if (pair.server.connection() != null && !pair.server.isClosed()) {
-                pair.server.abort();
-            }
-            pair.events.runUntil(() -> false, Long.MAX_VALUE);
+            pair.abortAndDrain();
         }
         assertEquals(0, alloc.unreleased(), "buffers not released");
     }

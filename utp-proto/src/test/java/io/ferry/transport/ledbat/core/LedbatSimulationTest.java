@@ -33,11 +33,7 @@ class LedbatSimulationTest {
     @AfterEach
     void releaseEverything() {
         if (pair != null) {
-            pair.client.abort();
-            if (pair.server.connection() != null && !pair.server.isClosed()) {
-                pair.server.abort();
-            }
-            pair.events.runUntil(() -> false, Long.MAX_VALUE);
+            pair.abortAndDrain();
         }
         assertEquals(0, alloc.unreleased());
     }

@@ -41,11 +41,7 @@ class ScavengerSimulationTest {
             competitor.stop();
         }
         if (pair != null) {
-            pair.client.abort();
-            if (pair.server.connection() != null && !pair.server.isClosed()) {
-                pair.server.abort();
-            }
-            pair.events.runUntil(() -> false, Long.MAX_VALUE);
+            pair.abortAndDrain();
         }
         pair = null;
         competitor = null;

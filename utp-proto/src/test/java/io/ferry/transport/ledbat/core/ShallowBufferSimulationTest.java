@@ -34,11 +34,7 @@ class ShallowBufferSimulationTest {
             reno.stop();
         }
         if (pair != null) {
-            pair.client.abort();
-            if (pair.server.connection() != null && !pair.server.isClosed()) {
-                pair.server.abort();
-            }
-            pair.events.runUntil(() -> false, Long.MAX_VALUE);
+            pair.abortAndDrain();
         }
         assertEquals(0, alloc.unreleased());
     }

@@ -69,11 +69,7 @@ public final class Bottleneck implements AutoCloseable {
 
     @Override
     public void close() {
-        pair.client.abort();
-        if (pair.server.connection() != null && !pair.server.isClosed()) {
-            pair.server.abort();
-        }
-        pair.events.runUntil(() -> false, Long.MAX_VALUE);
+        pair.abortAndDrain();
         if (alloc.unreleased() != 0) {
             throw new AssertionError(alloc.unreleased() + " buffers not released");
         }

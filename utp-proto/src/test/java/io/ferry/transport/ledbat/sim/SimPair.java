@@ -58,6 +58,20 @@ public final class SimPair {
         return this;
     }
 
+    /**
+     * The simulator suites' teardown: aborts each side that is still open, then runs the events out so
+     * that every packet still on a link arrives and is released; the caller then checks its allocator.
+     */
+    public void abortAndDrain() {
+        if (client.connection() != null && !client.isClosed()) {
+            client.abort();
+        }
+        if (server.connection() != null && !server.isClosed()) {
+            server.abort();
+        }
+        events.runUntil(() -> false, Long.MAX_VALUE);
+    }
+
     /** Runs until {@code done} or {@code maxVirtualNanos} of virtual time passed. */
     public boolean run(BooleanSupplier done, long maxVirtualNanos) {
         return events.runUntil(done, events.now() + maxVirtualNanos);
