@@ -284,7 +284,11 @@ public final class UdtConnection extends AbstractEngineConnection {
 
     private void onExpiry(long nowNanos) {
         if (expiry.peerGone(nowNanos, config.peerTimeoutNanos())) {
-            fail(new UdtException("the UDT peer went silent: nothing heard for " + expiry.silentMillis(nowNanos) + " ms"));
+            UdtException silent = new UdtException("the UDT peer went silent: nothing heard for " + expiry.silentMillis(nowNanos) + " ms");
+            // the message stays a sentence for the application; a trace (a log, a failed test) also shows
+            // what this side was doing, to tell a peer that stopped sending from packets that did not get through
+            silent.addSuppressed(new UdtException("this side when it gave up: " + this));
+            fail(silent);
             return;
         }
         boolean resend = sender.hasUnacked() || sender.pendingBytes() > 0;

@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -221,6 +222,9 @@ class UdtConnectionSimulationTest {
             long after = sim.a.closedAt - silentFrom;
             assertTrue(after >= 5 * S && after < 12 * S, "declared dead after " + after / MS + " ms");
             assertTrue(sim.a.cause.getMessage().contains("silent"), sim.a.cause.getMessage());
+            assertFalse(sim.a.cause.getMessage().contains("unacked="), "the message is a sentence");
+            assertEquals(1, sim.a.cause.getSuppressed().length, "the trace says what this side was doing");
+            assertTrue(sim.a.cause.getSuppressed()[0].getMessage().contains("unacked="), sim.a.cause.getSuppressed()[0].getMessage());
         } finally {
             sim.dispose();
         }
