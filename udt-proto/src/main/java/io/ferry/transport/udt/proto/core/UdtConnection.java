@@ -284,11 +284,7 @@ public final class UdtConnection extends AbstractEngineConnection {
 
     private void onExpiry(long nowNanos) {
         if (expiry.peerGone(nowNanos, config.peerTimeoutNanos())) {
-            UdtException silent = new UdtException("the UDT peer went silent: nothing heard for " + expiry.silentMillis(nowNanos) + " ms");
-            // the message stays a sentence for the application; a trace (a log, a failed test) also shows
-            // what this side was doing, to tell a peer that stopped sending from packets that did not get through
-            silent.addSuppressed(new UdtException("this side when it gave up: " + this));
-            fail(silent);
+            fail(UdtException.peerSilent(expiry.silentMillis(nowNanos), toString()));
             return;
         }
         boolean resend = sender.hasUnacked() || sender.pendingBytes() > 0;
