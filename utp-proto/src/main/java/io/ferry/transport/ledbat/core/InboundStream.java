@@ -25,12 +25,15 @@ final class InboundStream {
     private final ReorderBuffer reorder = new ReorderBuffer();
     private final UnconsumedCharges unconsumed = new UnconsumedCharges();
     private final ByteBufAllocator alloc;
+    private final GatheredPayloads gathered;
 
     private int ackNr;
     private boolean eofKnown;
     private int eofSeq;
     private boolean finished;
     private boolean discarding;
+    /** Inside a read batch: in-order payloads that would be copied are gathered ({@link GatheredPayloads}). */
+    private boolean batching;
     /** Memory charged per payload byte, averaged over recent packets (at least 1). */
     private double chargePerByte = 1.0;
 
@@ -41,6 +44,18 @@ final class InboundStream {
         this.acks = acks;
         this.stats = stats;
         this.alloc = config.allocator();
+        this.gathered = new GatheredPayloads(alloc);
+    }
+
+    /** A read batch begins: in-order payloads copied out of shared receive buffers are gathered until it ends. */
+    void beginBatch() {
+        batching = true;
+    }
+
+    /** The read batch ended: what was gathered goes to the application. */
+    void endBatch() {
+        batching = false;
+        flushGathered();
     }
 
     /** Sets the sequence number of the last packet considered received (before the first data). */
@@ -70,7 +85,7 @@ final class InboundStream {
      * a large flight overrun the buffer, and the packets past it would be dropped and sent again.
      */
     long window() {
-        long free = buffer.limit() - reorder.bufferedBytes() - unconsumed.charge();
+        long free = buffer.limit() - heldBytes();
         return free <= 0 ? 0 : (long) (free / chargePerByte);
     }
 
@@ -107,13 +122,14 @@ final class InboundStream {
         return buffer.limit();
     }
 
-    /** Memory held in received payloads: reordered, and delivered but not yet consumed. */
+    /** Memory held in received payloads: reordered, gathered for delivery, and delivered but not yet consumed. */
     long heldBytes() {
-        return reorder.bufferedBytes() + unconsumed.charge();
+        return reorder.bufferedBytes() + gathered.charge() + unconsumed.charge();
     }
 
     /** From now on, payload is acknowledged but dropped instead of delivered ({@code close()}). */
     void discardFurtherData() {
+        flushGathered(); // accepted before the close, as if delivered
         discarding = true;
         unconsumed.clear();
     }
@@ -146,26 +162,29 @@ final class InboundStream {
             acks.requestImmediate();
             return;
         }
-        ByteBuf payload = length > 0 ? ReceivedPayloads.keep(packet, payloadOffset, length, alloc) : Unpooled.EMPTY_BUFFER;
-        int charge = length > 0 ? ReceivedPayloads.charge(payload) : 0; // once: it walks the buffer's wrappers
-        if (length > 0) {
-            chargePerByte = Math.max(1.0, (7 * chargePerByte + charge / (double) length) / 8);
+        if (distance == 0 && length > 0 && gather(packet, payloadOffset, length)) {
+            ackNr = UtpWire.seqAdd(ackNr, 1);
+            stats.payloadBytesReceived += length;
+        } else {
+            ByteBuf payload = length > 0 ? ReceivedPayloads.keep(packet, payloadOffset, length, alloc) : Unpooled.EMPTY_BUFFER;
+            int charge = length > 0 ? ReceivedPayloads.charge(payload) : 0; // once: it walks the buffer's wrappers
+            if (length > 0) {
+                chargePerByte = Math.max(1.0, (7 * chargePerByte + charge / (double) length) / 8);
+            }
+            if (!hasRoomFor(distance, payload, charge)) {
+                payload.release();
+                acks.requestImmediate();
+                return;
+            }
+            if (distance > 0) {
+                markEnd(type, seq);
+                reorder.put(seq, distance, payload, charge);
+                acks.onIrregularPacket();
+                return;
+            }
+            deliver(payload, charge);
         }
-        if (!hasRoomFor(distance, payload, charge)) {
-            payload.release();
-            acks.requestImmediate();
-            return;
-        }
-        if (type == PacketType.FIN && !eofKnown) {
-            eofKnown = true;
-            eofSeq = seq;
-        }
-        if (distance > 0) {
-            reorder.put(seq, distance, payload, charge);
-            acks.onIrregularPacket();
-            return;
-        }
-        deliver(payload, charge);
+        markEnd(type, seq);
         if (type == PacketType.FIN || length == 0) {
             acks.requestImmediate();
         } else {
@@ -177,6 +196,7 @@ final class InboundStream {
             deliver(next, ReceivedPayloads.charge(next));
         }
         if (eofKnown && ackNr == eofSeq) {
+            flushGathered(); // the payload before the end of the stream
             finished = true;
             acks.requestImmediate();
             out.event(UtpConnection.END_OF_STREAM);
@@ -194,8 +214,52 @@ final class InboundStream {
                 || heldBytes() + charge <= buffer.limit() + maxPayload;
     }
 
+    private void markEnd(PacketType type, int seq) {
+        if (type == PacketType.FIN && !eofKnown) {
+            eofKnown = true;
+            eofSeq = seq;
+        }
+    }
+
+    /**
+     * Copies an in-order payload into the read batch's gathered buffer, starting one when the last is full;
+     * false when it is to be kept on its own: outside a read batch, when it would be sliced (no copy to
+     * save), when discarding, or when a new buffer (an eighth of the receive buffer, at most 64 KiB, at
+     * least four packets) does not fit the memory the receive buffer leaves.
+     */
+    private boolean gather(ByteBuf packet, int offset, int length) {
+        if (!batching || discarding || !ReceivedPayloads.copies(packet, length)) {
+            return false;
+        }
+        if (!gathered.fits(length)) {
+            flushGathered();
+            long capacity = Math.min(GatheredPayloads.MAX_CAPACITY, buffer.limit() / 8);
+            if (capacity < 4L * maxPayload || capacity < length
+                    || heldBytes() + capacity + ReceivedPayloads.PER_BUFFER_OVERHEAD > buffer.limit() + maxPayload) {
+                return false;
+            }
+            gathered.start((int) capacity);
+        }
+        gathered.append(packet, offset, length);
+        return true;
+    }
+
+    /** Delivers what was gathered, ahead of anything delivered after it. */
+    private void flushGathered() {
+        ByteBuf payload = gathered.take();
+        if (payload == null) {
+            return;
+        }
+        int length = payload.readableBytes();
+        int charge = ReceivedPayloads.charge(payload);
+        chargePerByte = Math.max(1.0, (7 * chargePerByte + charge / (double) length) / 8);
+        unconsumed.add(length, charge);
+        out.deliver(payload);
+    }
+
     /** Delivers the next in-order payload, which holds {@code charge} bytes of memory ({@link ReceivedPayloads#charge}). */
     private void deliver(ByteBuf payload, int charge) {
+        flushGathered();
         ackNr = UtpWire.seqAdd(ackNr, 1);
         int length = payload.readableBytes();
         if (length == 0) {
@@ -211,8 +275,9 @@ final class InboundStream {
         out.deliver(payload);
     }
 
-    /** Releases every stored payload; nothing more is delivered. */
+    /** Delivers what was gathered (it was taken in order before the end) and releases every stored payload; nothing more is delivered. */
     void releaseAll() {
+        flushGathered();
         reorder.releaseAll();
     }
 }

@@ -35,12 +35,17 @@ final class ReceivedPayloads {
      * a retained slice or a copy.
      */
     static ByteBuf keep(ByteBuf datagram, int offset, int length, ByteBufAllocator alloc) {
-        if (backingCapacity(datagram) <= 2L * length + SLICE_SLACK) {
+        if (!copies(datagram, length)) {
             return datagram.retainedSlice(offset, length);
         }
         ByteBuf copy = alloc.buffer(length, length);
         ByteCopy.append(copy, datagram, offset, length);
         return copy;
+    }
+
+    /** Whether a payload of {@code length} bytes of {@code datagram} is copied rather than sliced (its buffer is shared or much larger). */
+    static boolean copies(ByteBuf datagram, int length) {
+        return backingCapacity(datagram) > 2L * length + SLICE_SLACK;
     }
 
     /** The memory a kept payload holds, as charged to the receive window. */

@@ -139,14 +139,16 @@ public final class UtpConnection extends AbstractEngineConnection {
     // ------------------------------------------------------------------------------------------------
     // Entry points
 
-    /** In-order data of a read batch is acknowledged once, at its end (see {@link AckScheduler}); anything unusual still is at once. */
+    /** In-order data of a read batch is acknowledged ({@link AckScheduler}) and delivered ({@link GatheredPayloads}) at its end. */
     @Override
     public void beginReadBatch() {
         acks.beginBatch();
+        inbound.beginBatch();
     }
 
     @Override
     public void endReadBatch(long nowNanos) {
+        inbound.endBatch();
         acks.endBatch();
         endCall(nowNanos);
     }
