@@ -114,14 +114,14 @@ public final class TwoProcessLoopback {
     private static Marks[] java(String scheme, long size, int connections, long warmup, String cc, List<String> jvmArgs)
             throws Exception {
         Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme, Integer.toString(connections),
-                Long.toString(warmup))).start();
+                Long.toString(warmup))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader rin = reader(receiver);
         String port = rin.readLine();
         while (port != null && !port.startsWith("PORT ") && !jvmArgs.isEmpty()) {
             port = rin.readLine(); // what a profiler or a log asked for in --jvm-args printed first
         }
         if (port == null || !port.startsWith("PORT ")) {
-            throw new IllegalStateException(scheme + " receiver: " + port + " " + new String(receiver.getErrorStream().readAllBytes()));
+            throw new IllegalStateException(scheme + " receiver: " + port + " (its standard error is above)");
         }
         long start = System.nanoTime();
         Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size),
@@ -225,6 +225,9 @@ public final class TwoProcessLoopback {
                         long after = total.addAndGet(n);
                         if (after - n < GIB && after >= GIB) {
                             mark(after);
+                        }
+                        if (System.getenv("FERRY_BENCH_STATS") != null && after / GIB != (after - n) / GIB) {
+                            System.err.println("receiver at " + after / GIB + " GiB " + io.ferry.transport.FerryChannels.statistics(ctx.channel()));
                         }
                     }
 
