@@ -22,6 +22,8 @@ final class GatheredPayloads {
 
     private final ByteBufAllocator alloc;
     private ByteBuf buf;
+    /** {@code buf}'s charge, taken once when it starts: the receive window asks for it on every acknowledgement. */
+    private long charge;
 
     GatheredPayloads(ByteBufAllocator alloc) {
         this.alloc = alloc;
@@ -36,6 +38,7 @@ final class GatheredPayloads {
     void start(int capacity) {
         assert buf == null;
         buf = alloc.buffer(capacity, capacity);
+        charge = ReceivedPayloads.charge(buf);
     }
 
     /** Copies {@code length} bytes of {@code datagram} from {@code offset} into the buffer ({@link #fits} first). */
@@ -45,7 +48,7 @@ final class GatheredPayloads {
 
     /** The memory the buffer being gathered holds, as charged to the receive window; 0 when there is none. */
     long charge() {
-        return buf == null ? 0 : ReceivedPayloads.charge(buf);
+        return charge;
     }
 
     /**
@@ -55,6 +58,7 @@ final class GatheredPayloads {
     ByteBuf take() {
         ByteBuf b = buf;
         buf = null;
+        charge = 0;
         if (b == null) {
             return null;
         }
@@ -76,6 +80,7 @@ final class GatheredPayloads {
         if (buf != null) {
             buf.release();
             buf = null;
+            charge = 0;
         }
     }
 }
