@@ -31,6 +31,12 @@ public final class UdpIo {
     public static final String GSO = ".gso";
     /** Property suffix that, set to {@code false}, receives one datagram per read (no {@code UDP_GRO}). */
     public static final String GRO = ".gro";
+    /**
+     * Reads one read loop makes before the event loop turns to its other work. Set on the allocator itself:
+     * Netty keeps {@code MAX_MESSAGES_PER_READ} in the allocator, and a {@code FixedRecvByteBufAllocator}
+     * set after it starts again from one read per loop (which is how the engine ran until 2026-12-01).
+     */
+    public static final int READS_PER_LOOP = 64;
     /** Largest UDP payload a coalesced ({@code UDP_GRO}) read can return. */
     public static final int COALESCED_READ_SIZE = 65_536;
 
@@ -110,15 +116,15 @@ public final class UdpIo {
     /**
      * Sets how a socket reads: with {@code UDP_GRO} the kernel hands over a run of datagrams from one
      * peer (such as one GSO send) in one read of up to 64 KiB, split back into datagrams by Netty;
-     * otherwise one datagram per read into a buffer of {@code packetSize} (at least 2 KiB).
+     * otherwise one datagram per read into a buffer of {@code packetSize} (at least 2 KiB). Up to
+     * {@link #READS_PER_LOOP} reads a loop either way.
      */
     public void configureReads(Bootstrap bootstrap, int packetSize) {
+        int size = gro ? COALESCED_READ_SIZE : Math.max(packetSize, 2048);
         if (gro) {
-            bootstrap.option(EpollChannelOption.UDP_GRO, true)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(COALESCED_READ_SIZE));
-        } else {
-            bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(packetSize, 2048)));
+            bootstrap.option(EpollChannelOption.UDP_GRO, true);
         }
+        bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(size).maxMessagesPerRead(READS_PER_LOOP));
     }
 
     /** What a socket does beyond plain datagrams, for {@code implementation} in statistics: "", "+gso", "+gro", "+gso+gro". */
