@@ -4,8 +4,11 @@ import io.ferry.transport.ChannelOptions;
 import io.ferry.transport.FerryChannelOption;
 import io.ferry.transport.Transports;
 import io.ferry.transport.UnsupportedOptionException;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.MaxMessagesRecvByteBufAllocator;
 import io.netty.handler.codec.quic.QuicCongestionControlAlgorithm;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import org.junit.jupiter.api.Test;
@@ -112,5 +115,14 @@ class QuicOptionsTest {
                 server.close().sync();
             }
         }
+    }
+
+    /** A QUIC socket reads many datagrams a loop: its own fixed-size allocator would read one (Netty keeps the count in it). */
+    @Test
+    void aQuicSocketReadsManyDatagramsPerLoop() {
+        Bootstrap b = new Bootstrap();
+        QuicIo.detect().configure(b);
+        Object alloc = b.config().options().get(ChannelOption.RCVBUF_ALLOCATOR);
+        assertEquals(QuicIo.READS_PER_LOOP, ((MaxMessagesRecvByteBufAllocator) alloc).maxMessagesPerRead());
     }
 }
