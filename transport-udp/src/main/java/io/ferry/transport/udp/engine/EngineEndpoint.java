@@ -73,8 +73,9 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
     }
 
     /**
-     * A bootstrap for this endpoint's socket on {@code loop}: its buffers, 64 reads per batch, a 4–8 MiB
-     * outbound water mark and the handler that hands datagrams here.
+     * A bootstrap for this endpoint's socket on {@code loop}: its buffers, how it reads
+     * ({@link UdpIo#configureReads}: {@link UdpIo#READS_PER_LOOP} reads per batch), a 4–8 MiB outbound water
+     * mark and the handler that hands datagrams here.
      *
      * @param sendsConnected whether the socket will be connected (datagrams then go without an address)
      */
@@ -82,7 +83,6 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
         Bootstrap bootstrap = new Bootstrap().group(loop).channel(io.datagramChannelClass())
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, sendBuffer)
-                .option(ChannelOption.MAX_MESSAGES_PER_READ, 64)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(4 << 20, 8 << 20))
                 .handler(new ChannelInitializer<DatagramChannel>() {
                     @Override
