@@ -1,5 +1,6 @@
 package io.ferry.transport.quic;
 
+import io.ferry.transport.udp.UdpIo;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -22,11 +23,6 @@ import io.netty.handler.codec.quic.SegmentedDatagramPacketAllocator;
 final class QuicIo {
 
     static final String NATIVE_PROPERTY = "ferry.quic.native";
-    /**
-     * Reads one read loop makes (Netty's default for datagram channels is 16): set on the allocator, since a
-     * {@code FixedRecvByteBufAllocator} of its own starts from one read per loop.
-     */
-    static final int READS_PER_LOOP = 64;
     /** What one GRO read may coalesce. */
     private static final int COALESCED_READ_SIZE = 65_536;
     /** The UDP socket buffers: a burst of a fast connection's datagrams fits, as quiche's own examples size them. */
@@ -64,11 +60,12 @@ final class QuicIo {
     /** Socket buffers and coalesced reads for a QUIC socket's bootstrap. */
     void configure(Bootstrap bootstrap) {
         bootstrap.option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER).option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER);
+        // the read count goes on the allocator itself: a FixedRecvByteBufAllocator's own starts at one per loop
         if (epoll) {
             bootstrap.option(EpollChannelOption.UDP_GRO, true)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(COALESCED_READ_SIZE).maxMessagesPerRead(READS_PER_LOOP));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(COALESCED_READ_SIZE).maxMessagesPerRead(UdpIo.READS_PER_LOOP));
         } else {
-            bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(2048).maxMessagesPerRead(READS_PER_LOOP));
+            bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(2048).maxMessagesPerRead(UdpIo.READS_PER_LOOP));
         }
     }
 

@@ -123,6 +123,6 @@ class QuicOptionsTest {
         Bootstrap b = new Bootstrap();
         QuicIo.detect().configure(b);
         Object alloc = b.config().options().get(ChannelOption.RCVBUF_ALLOCATOR);
-        assertEquals(QuicIo.READS_PER_LOOP, ((MaxMessagesRecvByteBufAllocator) alloc).maxMessagesPerRead());
+        assertEquals(io.ferry.transport.udp.UdpIo.READS_PER_LOOP, ((MaxMessagesRecvByteBufAllocator) alloc).maxMessagesPerRead());
     }
 }
