@@ -60,13 +60,12 @@ final class QuicIo {
     /** Socket buffers and coalesced reads for a QUIC socket's bootstrap. */
     void configure(Bootstrap bootstrap) {
         bootstrap.option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER).option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER);
-        // the read count goes on the allocator itself: a FixedRecvByteBufAllocator's own starts at one per loop
         if (epoll) {
-            bootstrap.option(EpollChannelOption.UDP_GRO, true)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(COALESCED_READ_SIZE).maxMessagesPerRead(UdpIo.READS_PER_LOOP));
-        } else {
-            bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(2048).maxMessagesPerRead(UdpIo.READS_PER_LOOP));
+            bootstrap.option(EpollChannelOption.UDP_GRO, true);
         }
+        // the read count goes on the allocator itself: a FixedRecvByteBufAllocator's own starts at one per loop
+        bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR,
+                new FixedRecvByteBufAllocator(epoll ? COALESCED_READ_SIZE : 2048).maxMessagesPerRead(UdpIo.READS_PER_LOOP));
     }
 
     /** Whether listeners bind one socket per event loop to the same port (SO_REUSEPORT, epoll's). */

@@ -153,7 +153,8 @@ final class NettyQuicRaw {
                 })
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .option(EpollChannelOption.UDP_GRO, true)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(65_536).maxMessagesPerRead(64)); // as quic:// reads
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(65_536)
+                        .maxMessagesPerRead(io.ferry.transport.udp.UdpIo.READS_PER_LOOP)); // as quic:// reads
     }
 
     private static long cpuNanos() {
