@@ -9,6 +9,7 @@ import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.spi.StreamChannelConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
@@ -62,6 +63,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     private InetSocketAddress bindAddress;
     private QuicLinger lingering;
     private boolean outputShutdown;
+    private final StreamEnd streamEnd = new StreamEnd();
     private boolean endReceived;
     private ScheduledFuture<?> keepAlive;
 
@@ -199,7 +201,9 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     /** Gives {@code bytes} to the stream, counted for the receipts. */
     private void hand(ByteBuf bytes) {
         receipts.handed(bytes.readableBytes());
-        stream.write(bytes).addListener(f -> {
+        ChannelFuture written = stream.write(bytes);
+        streamEnd.handed(written);
+        written.addListener(f -> {
             if (!f.isSuccess()) {
                 streamWriteFailed(f.cause());
             }
@@ -210,7 +214,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     protected void doShutdownOutput() {
         if (stream != null && !outputShutdown) {
             outputShutdown = true;
-            stream.shutdownOutput();
+            streamEnd.end(stream);
         }
     }
 
@@ -481,7 +485,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     // ------------------------------------------------------------------ abort, linger, statistics
 
     /** Closes the QUIC connection with an error (the peer's channel fails) and this channel. */
-    io.netty.channel.ChannelFuture abort() {
+    ChannelFuture abort() {
         return abortOnLoop();
     }
 
@@ -511,7 +515,7 @@ public final class QuicSocketChannel extends AbstractStreamChannel implements Ho
     void sendEndOfStream() {
         if (!outputShutdown) {
             outputShutdown = true;
-            stream.shutdownOutput();
+            streamEnd.end(stream);
         }
     }
 

@@ -13,10 +13,10 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * A QUIC channel's write path: what one flush hands to its stream, as far as the stream's capacity
- * reaches, so that the stream never queues (its end of stream then always follows every byte). The buffers
- * at the head go as one write, a composite of them, because each write to a codec stream makes the codec
- * send at once, and small writes would each leave a packet part-filled. They are handed before their
+ * A QUIC channel's write path: what one flush hands to its stream, as far as the stream's capacity reaches,
+ * so that the codec seldom queues (what it does queue, the end of stream waits for: {@link StreamEnd}). The
+ * buffers at the head go as one write, a composite of them, because each write to a codec stream makes the
+ * codec send at once, and small writes would each leave a packet part-filled. They are handed before their
  * promises complete: a listener that closes the channel when a write completes starts a lingering close,
  * whose end of stream must follow these bytes. File regions are read {@link #FILE_CHUNK} at a time (the
  * codec takes only buffers).
