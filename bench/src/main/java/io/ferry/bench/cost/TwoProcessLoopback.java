@@ -107,6 +107,10 @@ public final class TwoProcessLoopback {
         double firstCpu = (receiver.first[2] - receiver.cpuBase + sender.first[2] - sender.cpuBase) / 1e9;
         System.out.printf(Locale.ROOT, "%-12s %16.0f %20.2f %16.0f %14.2f%n", name,
                 pastGib * GIB * 8 / pastSeconds / 1e6, pastCpu / pastGib, receiver.first[0] * 8 / firstSeconds / 1e6, firstCpu);
+        if (System.getenv("FERRY_BENCH_STATS") != null) {
+            System.out.printf(Locale.ROOT, "%s CPU-s/GiB past 1 GiB: sender %.2f, receiver %.2f%n", name,
+                    (sender.end[2] - sender.first[2]) / 1e9 / pastGib, (receiver.end[2] - receiver.first[2]) / 1e9 / pastGib);
+        }
     }
 
     // ------------------------------------------------------------------ the two processes
