@@ -16,9 +16,11 @@ import java.net.InetSocketAddress;
  * into runs that leave as a single UDP GSO send ({@link SegmentedDatagramPacket}): the kernel walks its
  * UDP and IP layers once per run instead of once per packet, and on loopback (or towards a receiver with
  * {@code UDP_GRO}) the run travels as one buffer. A run is packets of one size, the last of them possibly
- * shorter, at most {@value #MAX_SEGMENTS} of them and at most {@value #MAX_GSO_PAYLOAD} bytes together;
- * the packets are copied into one buffer per run, written with one {@code iovec}: a composite of the packets
- * cost Netty an NIO view per packet and a component each (the sender's largest allocation per GiB, JFR,
+ * shorter, at most {@value #MAX_SEGMENTS} of them and at most {@value #MAX_GSO_PAYLOAD} bytes together,
+ * written with one {@code iovec}. Packets that are consecutive bytes of one buffer (a connection that writes
+ * its packets side by side in a slab) go as one slice of it, uncopied, and a packet that does not follow them
+ * starts the next run; other packets are copied into one buffer per run: a composite of the packets cost
+ * Netty an NIO view per packet and a component each (the sender's largest allocation per GiB, JFR,
  * bench/results/2026-11-30-engine-cost) for what a 64 KiB copy does in a few microseconds.
  *
  * <p>What is not part of a run goes out as a plain datagram, in order; runs are written when the endpoint
@@ -45,9 +47,12 @@ public final class SegmentingSender {
     private int segmentSize;
     private int runBytes;
     private boolean sealed;
+    /** Whether the run's packets are consecutive bytes of one buffer, so that it leaves as a slice of it. */
+    private boolean adjacent;
     private InetSocketAddress to;
     private long segmentedSends;
     private long segmentsSent;
+    private long adjacentSends;
     private long plainSends;
 
     /**
@@ -68,8 +73,9 @@ public final class SegmentingSender {
             writePlain(packet, to);
             return;
         }
+        boolean follows = count > 0 && follows(run[count - 1], packet);
         if (count > 0 && (sealed || size > segmentSize || count == MAX_SEGMENTS
-                || runBytes + size > MAX_GSO_PAYLOAD || !sameAddress(to, this.to))) {
+                || runBytes + size > MAX_GSO_PAYLOAD || !sameAddress(to, this.to) || (adjacent && count > 1 && !follows))) {
             drain();
         }
         if (count == 0) {
@@ -77,6 +83,9 @@ public final class SegmentingSender {
             segmentSize = size;
             runBytes = 0;
             sealed = false;
+            adjacent = true;
+        } else {
+            adjacent &= follows;
         }
         run[count++] = packet;
         runBytes += size;
@@ -97,13 +106,23 @@ public final class SegmentingSender {
             writePlain(only, to);
             return;
         }
-        ByteBuf gathered = socket.alloc().directBuffer(runBytes);
+        ByteBuf gathered;
+        if (adjacent) {
+            ByteBuf first = run[0];
+            ByteBuf whole = whole(first);
+            gathered = whole.retainedSlice((int) (first.memoryAddress() + first.readerIndex() - whole.memoryAddress()), runBytes);
+            adjacentSends++;
+        } else {
+            gathered = socket.alloc().directBuffer(runBytes);
+            for (int i = 0; i < count; i++) {
+                ByteBuf packet = run[i];
+                int size = packet.readableBytes();
+                packet.getBytes(packet.readerIndex(), gathered, gathered.writerIndex(), size); // address to address
+                gathered.writerIndex(gathered.writerIndex() + size);
+            }
+        }
         for (int i = 0; i < count; i++) {
-            ByteBuf packet = run[i];
-            int size = packet.readableBytes();
-            packet.getBytes(packet.readerIndex(), gathered, gathered.writerIndex(), size); // address to address
-            gathered.writerIndex(gathered.writerIndex() + size);
-            packet.release();
+            run[i].release();
             run[i] = null;
         }
         segmentedSends++;
@@ -132,6 +151,11 @@ public final class SegmentingSender {
         return segmentedSends;
     }
 
+    /** GSO sends that left as a slice of the packets' own buffer, uncopied. */
+    public long adjacentSends() {
+        return adjacentSends;
+    }
+
     /** Packets that left inside GSO sends. */
     public long segmentsSent() {
         return segmentsSent;
@@ -152,6 +176,28 @@ public final class SegmentingSender {
             segmenting = false;
             log.debug("UDP segmentation refused on {} ({}); sending plain datagrams from now on", f.channel(), f.cause().toString());
         }
+    }
+
+    /** Whether {@code next} starts where {@code packet} ends, both inside the same buffer. */
+    private static boolean follows(ByteBuf packet, ByteBuf next) {
+        if (!packet.hasMemoryAddress() || !next.hasMemoryAddress()
+                || packet.memoryAddress() + packet.writerIndex() != next.memoryAddress() + next.readerIndex()) {
+            return false;
+        }
+        ByteBuf whole = whole(packet);
+        return whole != packet && whole == whole(next) && whole.hasMemoryAddress();
+    }
+
+    /**
+     * The buffer {@code packet} is a part of, through slices and wrappers (the leak detector wraps a tracked
+     * buffer and every slice of it), or {@code packet} itself.
+     */
+    private static ByteBuf whole(ByteBuf packet) {
+        ByteBuf b = packet;
+        for (ByteBuf outer; (outer = b.unwrap()) != null; ) {
+            b = outer;
+        }
+        return b;
     }
 
     private static boolean sameAddress(InetSocketAddress a, InetSocketAddress b) {

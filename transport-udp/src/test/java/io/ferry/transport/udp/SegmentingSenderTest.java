@@ -94,6 +94,43 @@ class SegmentingSenderTest {
     }
 
     @Test
+    void packetsSideBySideInOneBufferLeaveAsASliceOfItAndAnyOtherPacketStartsTheNextRun() throws Exception {
+        Receiver receiver = receiver();
+        DatagramChannel socket = sender(false);
+        ByteBuf slab = socket.alloc().directBuffer(10_000, 10_000);
+        try {
+            List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < 11; i++) {
+                sent.add(packet(1000, i));
+            }
+            SegmentingSender sender = onLoop(socket, () -> {
+                SegmentingSender s = new SegmentingSender(socket, false, true);
+                for (int i = 0; i < 5; i++) { // slices 0-4 of the slab, side by side
+                    s.add(slab.retainedSlice(i * 1000, 1000).clear().writeBytes(sent.get(i)), receiver.address);
+                }
+                s.add(buffer(socket, sent.get(5)), receiver.address); // elsewhere: the slab's run is written
+                for (int i = 6; i < 11; i++) { // slices 5-9: they do not follow the lone packet, so they are copied
+                    s.add(slab.retainedSlice((i - 1) * 1000, 1000).clear().writeBytes(sent.get(i)), receiver.address);
+                }
+                s.drain();
+                socket.flush();
+                return s;
+            });
+            for (byte[] expected : sent) {
+                assertArrayEquals(expected, receiver.next(), "each packet arrives as its own datagram, intact and in order");
+            }
+            assertEquals(2, sender.segmentedSends());
+            assertEquals(1, sender.adjacentSends(), "the slab's five packets left as one slice of it");
+            assertEquals(11, sender.segmentsSent());
+            assertEquals(1, onLoop(socket, slab::refCnt), "every slice and the run's slice released: only the slab's own reference");
+        } finally {
+            slab.release();
+            socket.close().sync();
+            receiver.close();
+        }
+    }
+
+    @Test
     void packetsToAnotherPeerOrTooLargeToPairGoOutPlainInBetween() throws Exception {
         Receiver a = receiver();
         Receiver b = receiver();
