@@ -43,8 +43,6 @@ final class OutstandingPackets {
 
     private int firstSeq;
     private int count;
-    /** The most packets held since the ring was last empty: how many buffers are worth keeping for reuse. */
-    private int peakCount;
     private long bytesInFlight;
     private int packetsInFlight;
     private long unackedPayloadBytes;
@@ -130,13 +128,12 @@ final class OutstandingPackets {
         transmissions[i] = 0;
         flags[i] = 0;
         count++;
-        peakCount = Math.max(peakCount, count);
         unackedPayloadBytes += payload;
     }
 
     /**
      * An empty buffer for a packet of up to {@code size} bytes that this ring will hold ({@link #add}):
-     * one an acknowledged packet left behind when there is one ({@link PacketBuffers}).
+     * the next bytes of the connection's slab ({@link PacketBuffers}), after the packet before it.
      */
     ByteBuf newPacketBuffer(int size) {
         return buffers.take(size);
@@ -263,14 +260,13 @@ final class OutstandingPackets {
             unackedPayloadBytes -= payloads[i];
             newlyAcked = payloads[i];
         }
-        buffers.recycle(packets[i], peakCount);
+        packets[i].release();
         packets[i] = null;
         flags[i] = 0;
         firstSeq = UtpWire.seqAdd(firstSeq, 1);
         count--;
         if (count == 0) {
-            peakCount = 0;
-            buffers.trim();
+            buffers.idle();
         }
         return newlyAcked;
     }
@@ -291,7 +287,7 @@ final class OutstandingPackets {
         throw new IllegalStateException("lost count " + lostCount + " but no lost packet");
     }
 
-    /** Releases every buffer (those kept for reuse too) and forgets every packet. */
+    /** Releases every packet and the slab, and forgets every packet. */
     void releaseAll() {
         buffers.releaseAll();
         for (int d = 0; d < count; d++) {
@@ -303,7 +299,6 @@ final class OutstandingPackets {
             flags[i] = 0;
         }
         count = 0;
-        peakCount = 0;
         bytesInFlight = 0;
         packetsInFlight = 0;
         unackedPayloadBytes = 0;

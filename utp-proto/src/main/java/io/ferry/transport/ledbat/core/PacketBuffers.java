@@ -3,78 +3,86 @@ package io.ferry.transport.ledbat.core;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-import java.util.ArrayDeque;
-
 /**
- * The buffers of one connection's data packets, reused: a packet acknowledged while only the connection
- * still holds it goes back here, and the next new packet is written into it. A bulk transfer's steady
- * state then takes nothing from the allocator and gives nothing back per packet; in the JFR profile of
- * the send path, Netty's adaptive allocator (its magazine on allocation, its MPSC free queue and lock on
- * release) was about a fifth of the core's time (issue 58, bench/results/2026-11-30-packet-buffers).
- *
- * <p>A buffer still referenced elsewhere when its packet is acknowledged (a datagram the socket has not
- * written yet) is released instead, so nothing here waits on another thread. One acknowledgement may
- * cover a whole window (a receiver acknowledges a read batch at once), so as many buffers wait as the
- * caller's limit allows: the most packets outstanding since the connection was last idle, which were held
- * then anyway, or {@link #KEPT}; an idle connection keeps {@link #KEPT_IDLE}, so a thousand quiet
- * connections do not hold a window of memory each. Single-threaded, like the connection.
+ * Where one connection writes its data packets: side by side in a slab the size of one full GSO run
+ * (up to 64 packets, at most 65,507 bytes), each packet a slice of it. Consecutive packets are then
+ * consecutive bytes, and the UDP driver sends a run of them as one slice of the slab instead of copying
+ * every packet into a run buffer ({@code SegmentingSender}): one of the sender's two copies per packet, worth
+ * about a tenth of its CPU (issue 58, bench/results/2026-12-02-slab-sends). The slab returns to the allocator
+ * when the last of its packets is acknowledged and written; while nothing is outstanding and nobody
+ * holds a part of it, the next packet starts it over, so a request-response connection keeps one slab
+ * and takes nothing from the allocator per exchange. A packet larger than {@code capacity} gets a buffer
+ * of its own. Single-threaded, like the connection.
  */
 final class PacketBuffers {
-    /** Buffers kept for reuse whatever the flight was. */
-    static final int KEPT = 128;
-    /** Buffers kept while nothing is outstanding. */
-    static final int KEPT_IDLE = 4;
+    /** Most packets in one slab: the kernel's {@code UDP_MAX_SEGMENTS} on older kernels. */
+    static final int SLAB_PACKETS = 64;
+    /** Most bytes in one slab: one UDP datagram's payload over IPv4, the most a GSO run carries. */
+    static final int SLAB_BYTES = 65_507;
 
     private final ByteBufAllocator alloc;
     private final int capacity;
-    private final ArrayDeque<ByteBuf> free = new ArrayDeque<>();
+    private final int slabBytes;
+    private ByteBuf slab;
+    private int used;
 
     /**
-     * @param alloc    where new buffers come from
-     * @param capacity every pooled buffer's size: the largest packet, header included
+     * @param alloc    where slabs come from
+     * @param capacity the largest packet, header included (0: every packet gets a buffer of its own)
      */
     PacketBuffers(ByteBufAllocator alloc, int capacity) {
         this.alloc = alloc;
         this.capacity = capacity;
+        this.slabBytes = capacity == 0 ? 0 : Math.min(SLAB_PACKETS, SLAB_BYTES / capacity) * capacity;
     }
 
-    /** An empty buffer with room for {@code size} bytes; pooled when {@code size} fits the pool's buffers. */
+    /** An empty buffer for a packet of up to {@code size} bytes: the slab's next {@code size} bytes when it fits. */
     ByteBuf take(int size) {
-        if (size <= capacity) {
-            ByteBuf b = free.pollLast();
-            return b != null ? b : alloc.ioBuffer(capacity, capacity);
+        if (size > capacity || slabBytes == 0) {
+            return alloc.ioBuffer(size);
         }
-        return alloc.ioBuffer(size);
+        if (slab == null || slabBytes - used < size) {
+            startSlab();
+        }
+        ByteBuf packet = slab.retainedSlice(used, size).clear();
+        used += size;
+        return packet;
     }
 
-    /**
-     * Gives {@code packet} up: kept for reuse if only the caller holds it, it is a pooled one and fewer than
-     * {@code max(limit, KEPT)} wait, else released.
-     */
-    void recycle(ByteBuf packet, int limit) {
-        if (free.size() < Math.max(limit, KEPT) && packet.refCnt() == 1 && packet.capacity() == capacity && packet.maxCapacity() == capacity) {
-            free.addLast(packet.clear());
+    /** Nothing is outstanding: the slab starts over if nobody holds a part of it, else it is let go. */
+    void idle() {
+        if (slab != null && slab.refCnt() == 1) {
+            used = 0;
         } else {
-            packet.release();
+            releaseSlab();
         }
     }
 
-    /** Nothing is outstanding: keep only a few buffers. */
-    void trim() {
-        while (free.size() > KEPT_IDLE) {
-            free.pollFirst().release();
-        }
+    /** Bytes of the current slab handed out (0 if there is none, or it starts over). */
+    int used() {
+        return slab == null ? 0 : used;
     }
 
-    /** Buffers waiting for reuse. */
-    int kept() {
-        return free.size();
-    }
-
-    /** Releases every buffer kept (the connection closed). */
+    /** Lets the slab go (the connection closed); its packets still out keep it until they are released. */
     void releaseAll() {
-        for (ByteBuf b; (b = free.pollFirst()) != null; ) {
-            b.release();
+        releaseSlab();
+    }
+
+    private void startSlab() {
+        if (slab != null && slab.refCnt() == 1) {
+            used = 0; // every packet of it is gone: write over it
+            return;
+        }
+        releaseSlab();
+        slab = alloc.ioBuffer(slabBytes, slabBytes);
+        used = 0;
+    }
+
+    private void releaseSlab() {
+        if (slab != null) {
+            slab.release();
+            slab = null;
+            used = 0;
         }
     }
 }

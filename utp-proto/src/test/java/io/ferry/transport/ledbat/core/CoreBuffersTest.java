@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -126,48 +127,55 @@ class CoreBuffersTest {
     // ------------------------------------------------------------------ PacketBuffers
 
     @Test
-    void anAcknowledgedPacketsBufferIsReusedOnlyWhenNobodyElseHoldsIt() {
-        PacketBuffers pool = new PacketBuffers(UnpooledByteBufAllocator.DEFAULT, 1500);
-        OutstandingPackets o = new OutstandingPackets(pool);
+    void packetsAreWrittenSideBySideInOneSlabWhichStartsOverOnlyWhenNobodyHoldsAPartOfIt() {
+        PacketBuffers slabs = new PacketBuffers(UnpooledByteBufAllocator.DEFAULT, 1500);
+        OutstandingPackets o = new OutstandingPackets(slabs);
         ByteBuf first = o.newPacketBuffer(1500);
         assertEquals(1500, first.capacity());
         o.add(1, first.writeZero(1500), 1480);
         ByteBuf second = o.newPacketBuffer(100);
+        assertEquals(first.memoryAddress() + 1500, second.memoryAddress(), "the next packet starts where the last one ends");
+        assertSame(slabOf(first), slabOf(second), "in the same slab");
+        ByteBuf slab = slabOf(first);
+        assertEquals(43 * 1500, slab.capacity(), "a slab holds one full GSO run: 43 packets of 1,500 bytes in 65,507");
         ByteBuf onTheWire = second.writeZero(100).retain(); // a transmission the socket has not written yet
         o.add(2, second, 80);
-        ByteBuf odd = o.newPacketBuffer(2000); // larger than a pooled buffer: the allocator's own
+        ByteBuf odd = o.newPacketBuffer(2000); // larger than a packet: a buffer of its own
         assertEquals(2000, odd.capacity());
+        assertEquals(2000, slabOf(odd).capacity(), "not a slice of a slab: a buffer of its own");
         o.add(3, odd.writeZero(2000), 1980);
 
         o.removeFirst();
-        assertEquals(1, first.refCnt(), "acknowledged while only the ring held it: kept for reuse");
-        assertEquals(1, pool.kept());
         o.removeFirst();
-        assertEquals(1, onTheWire.refCnt(), "still held by the socket: given up, not reused");
-        assertEquals(1, pool.kept());
-        onTheWire.release();
-        ByteBuf reused = o.newPacketBuffer(1500);
-        assertSame(first, reused, "the next packet is written into the kept buffer");
-        assertEquals(0, reused.readableBytes(), "emptied");
-        assertEquals(0, pool.kept());
-        o.add(4, reused.writeZero(20), 0);
-
-        o.removeFirst(); // the odd one: released
+        o.removeFirst(); // nothing outstanding, but the socket still holds the second packet
         assertEquals(0, odd.refCnt());
-        o.removeFirst(); // nothing outstanding: the pool keeps only a few
-        assertEquals(1, pool.kept());
-        for (int k = 0; k < PacketBuffers.KEPT + 10; k++) {
-            pool.recycle(UnpooledByteBufAllocator.DEFAULT.directBuffer(1500, 1500), 0);
+        assertEquals(0, slabs.used(), "a slab still held elsewhere is let go, not written over");
+        ByteBuf fresh = o.newPacketBuffer(1500);
+        assertNotSame(slab, slabOf(fresh), "a new slab");
+        onTheWire.release();
+        assertEquals(0, slab.refCnt(), "the old slab went back once the socket let go of its last packet");
+        o.add(4, fresh.writeZero(1500), 1480);
+        o.removeFirst(); // nothing outstanding and nobody holds a part: the same slab starts over
+        ByteBuf again = o.newPacketBuffer(1500);
+        assertEquals(fresh.memoryAddress(), again.memoryAddress(), "written over from its start");
+        o.add(5, again.writeZero(1500), 1480);
+
+        for (int k = 0; k < 43; k++) { // fills the slab: the 43rd packet's successor needs another
+            o.add(6 + k, o.newPacketBuffer(1500).writeZero(1500), 1480);
         }
-        assertEquals(PacketBuffers.KEPT, pool.kept(), "bounded");
-        for (int k = 0; k < 100; k++) {
-            pool.recycle(UnpooledByteBufAllocator.DEFAULT.directBuffer(1500, 1500), PacketBuffers.KEPT + 50);
-        }
-        assertEquals(PacketBuffers.KEPT + 50, pool.kept(), "as many as the caller's limit: the flight it held");
-        pool.trim();
-        assertEquals(PacketBuffers.KEPT_IDLE, pool.kept());
+        assertNotSame(slabOf(again), slabOf(o.packet(48)), "a full slab gives way to the next");
+        ByteBuf last = slabOf(o.packet(48));
         o.releaseAll();
-        assertEquals(0, pool.kept());
-        assertEquals(0, first.refCnt(), "released with the connection");
+        assertEquals(0, slabOf(fresh).refCnt(), "released with the connection");
+        assertEquals(0, last.refCnt());
+    }
+
+    /** The buffer a packet is a slice of, through the leak detector's wrappers (paranoid in tests). */
+    private static ByteBuf slabOf(ByteBuf packet) {
+        ByteBuf b = packet;
+        for (ByteBuf outer; (outer = b.unwrap()) != null; ) {
+            b = outer;
+        }
+        return b;
     }
 }
