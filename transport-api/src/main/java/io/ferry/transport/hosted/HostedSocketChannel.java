@@ -2,6 +2,7 @@ package io.ferry.transport.hosted;
 
 import io.ferry.transport.Bootstrapping;
 import io.ferry.transport.FerryChannels;
+import io.ferry.transport.spi.CloseOnLoopShutdown;
 import io.ferry.transport.spi.ReadLoop;
 import io.ferry.transport.spi.AbstractStreamChannel;
 import io.netty.bootstrap.Bootstrap;
@@ -26,6 +27,7 @@ import java.nio.channels.ConnectionPendingException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +57,9 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     private final SocketChannel carried;
     private final HostedConfig config;
     private final Relay relay = new Relay(this);
+    private final CloseOnLoopShutdown loopShutdown = new CloseOnLoopShutdown(this, this::closeWithLoop);
+    /** This channel's loop is shutting down: the close completes at once, without the carried close's answer. */
+    private boolean closingWithLoop;
     private final Object lock = new Object();
     /** What the carried connection reported before this channel had a loop; null once it has one. */
     private List<Runnable> early = new ArrayList<>();
@@ -109,6 +114,11 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
         attr(FerryChannels.TRANSPORT).set(carried.attr(FerryChannels.TRANSPORT).get());
     }
 
+    /** Bytes the carried connection read that this channel's pipeline has not had yet (any thread). */
+    long queuedBytes() {
+        return queuedBytes.get();
+    }
+
     /** The Ferry connection this channel carries (on the transport's loop). */
     public SocketChannel carried() {
         return carried;
@@ -116,15 +126,20 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
 
     // ---- from the carried connection (any thread) ----
 
-    /** Runs {@code task} on this channel's loop, or once it has one. */
-    void post(Runnable task) {
+    /** Runs {@code task} on this channel's loop, or once it has one; false if that loop no longer runs tasks. */
+    boolean post(Runnable task) {
         synchronized (lock) {
             if (early != null) {
                 early.add(task);
-                return;
+                return true;
             }
         }
-        eventLoop().execute(task);
+        try {
+            eventLoop().execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false; // the loop terminated: its shutdown closed this channel (CloseOnLoopShutdown)
+        }
     }
 
     /** One read batch of the carried connection (its bytes counted in {@link #queuedBytes} already). */
@@ -301,6 +316,7 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
 
     @Override
     protected void doRegister() {
+        loopShutdown.registered();
         eventLoop().execute(this::runEarly);
     }
 
@@ -361,6 +377,7 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
     @Override
     protected void doClose() {
         open = false;
+        loopShutdown.closed();
         writes.clear();
         for (Object o; (o = inbound.poll()) != null; ) {
             if (o instanceof ByteBuf) {
@@ -452,6 +469,12 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
         }
     }
 
+    /** Closes this channel now, its loop shutting down ({@link CloseOnLoopShutdown}). */
+    private void closeWithLoop() {
+        closingWithLoop = true;
+        unsafe().close(unsafe().voidPromise());
+    }
+
     @Override
     protected AbstractUnsafe newUnsafe() {
         return new HostedUnsafe();
@@ -471,6 +494,9 @@ public final class HostedSocketChannel extends AbstractStreamChannel {
          */
         @Override
         protected Executor prepareToClose() {
+            if (closingWithLoop) {
+                return null; // doClose closes the carried connection; its answer could no longer reach this loop
+            }
             if (!carried.isRegistered()) {
                 if (writes.isEmpty() || !carried.closeFuture().isDone()) {
                     return null; // never connected, or connecting: connected() closes it

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.ChannelOutputShutdownEvent;
+import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -74,6 +75,8 @@ final class Relay extends ChannelInboundHandlerAdapter {
             bytes += msg instanceof ByteBuf ? ((ByteBuf) msg).readableBytes() : 0;
         }
         host.queue(bytes);
-        host.post(() -> host.deliver(read));
+        if (!host.post(() -> host.deliver(read))) {
+            read.forEach(ReferenceCountUtil::release); // the host's loop is gone, and with it the host
+        }
     }
 }

@@ -31,6 +31,7 @@ public abstract class AbstractHostingServerChannel<C extends Channel> extends Ab
     /** The inner listener once bound, else null. */
     private volatile Channel inner;
     private boolean bindStarted;
+    private final CloseOnLoopShutdown loopShutdown = new CloseOnLoopShutdown(this, () -> unsafe().close(unsafe().voidPromise()));
 
     /** @param unclaimed ends a connection this listener closed before the acceptor took it */
     protected AbstractHostingServerChannel(Consumer<C> unclaimed) {
@@ -119,8 +120,15 @@ public abstract class AbstractHostingServerChannel<C extends Channel> extends Ab
     }
 
     @Override
+    @SuppressWarnings("deprecation")
+    protected void doRegister() {
+        loopShutdown.registered();
+    }
+
+    @Override
     protected void doClose() {
         open = false;
+        loopShutdown.closed();
         closeInner(inner, bindStarted);
         backlog.drain();
     }
