@@ -23,6 +23,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.PromiseCombiner;
 
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,12 +110,25 @@ public final class UdtTransport implements Transport {
         ChannelFuture socket = UdtEndpoint.openClient(this, channel.settings(), channel.eventLoop(), remote, channel.bindAddress());
         sockets.add(socket.channel());
         socket.addListener(f -> {
-            if (f.isSuccess()) {
-                channel.startConnect(UdtEndpoint.of(socket.channel()), remote);
-            } else {
+            if (!f.isSuccess()) {
                 channel.connectFailed(f.cause());
+            } else if (!channel.settings().rendezvous && remote.equals(socket.channel().localAddress())) {
+                socket.channel().close();
+                channel.connectFailed(selfConnect(remote));
+            } else {
+                channel.startConnect(UdtEndpoint.of(socket.channel()), remote);
             }
         });
+    }
+
+    /**
+     * The kernel gave the client's socket the very port it connects to (an ephemeral port a listener had just
+     * freed): its handshake would reach only itself and wait out the connect timeout. Nothing else can hold
+     * that port while this socket does, so it is a refusal, at once (TCP would connect to itself instead).
+     */
+    private static ConnectException selfConnect(InetSocketAddress remote) {
+        return new ConnectException("Connection refused: nothing listens for UDT at " + remote
+                + " (the client's own socket was given that address)");
     }
 
     @Override

@@ -378,6 +378,22 @@ class UdtTransportTest {
         closeAll(a.channel(), b.channel());
     }
 
+    /** The kernel may give a client the very port it dials (a listener's, just freed): refused, not a 30 s hang. */
+    @Test
+    void aClientWhoseOwnSocketHasTheAddressItDialsIsRefusedAtOnce() throws Exception {
+        InetSocketAddress self = new InetSocketAddress(InetAddress.getLoopbackAddress(), freeUdpPort());
+        ChannelOptions options = ChannelOptions.builder()
+                .set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(30)).build();
+        ChannelFuture f = ferry.transport("udt").bootstrapping(options).bootstrap()
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(self, self);
+        assertTrue(f.await(10, TimeUnit.SECONDS), "refused well before the 30 s connect timeout");
+        assertInstanceOf(java.net.ConnectException.class, f.cause(), "a refusal: " + f.cause());
+        assertFalse(f.cause() instanceof io.netty.channel.ConnectTimeoutException, "not a timeout: " + f.cause());
+        assertTrue(f.cause().getMessage().contains(String.valueOf(self.getPort())), f.cause().getMessage());
+        assertTrue(f.channel().closeFuture().await(10, TimeUnit.SECONDS), "the channel closed");
+    }
+
     // ------------------------------------------------------------------ statistics
 
     @Test
