@@ -26,7 +26,9 @@ import java.net.InetSocketAddress;
  * <p>What is not part of a run goes out as a plain datagram, in order; runs are written when the endpoint
  * flushes, and Netty hands all writes of one flush to {@code sendmmsg}. The first send the kernel
  * refuses (it does so with {@code EIO} on a route whose device cannot checksum a segmented datagram)
- * turns segmentation off for this socket; its packets are lost like any others and retransmitted.
+ * turns segmentation off for this socket; its packets are lost like any others and retransmitted. A send
+ * that failed for its path ({@link SendErrors#isPathError}: a refused port, an unreachable route) leaves
+ * segmentation on and reaches the socket's pipeline as a plain datagram's failure does.
  * Single-threaded: the socket's event loop only.
  */
 public final class SegmentingSender {
@@ -172,7 +174,12 @@ public final class SegmentingSender {
     }
 
     private void onSegmentedSendDone(ChannelFuture f) {
-        if (!f.isSuccess() && segmenting && f.channel().isOpen()) {
+        if (f.isSuccess() || !f.channel().isOpen()) {
+            return;
+        }
+        if (SendErrors.isPathError(f.cause())) {
+            f.channel().pipeline().fireExceptionCaught(f.cause()); // as a plain datagram's failure reaches the socket's handler
+        } else if (segmenting) {
             segmenting = false;
             log.debug("UDP segmentation refused on {} ({}); sending plain datagrams from now on", f.channel(), f.cause().toString());
         }

@@ -195,6 +195,45 @@ class SegmentingSenderTest {
         }
     }
 
+    @Test
+    void aRefusedPortKeepsSegmentationOnAndReachesThePipelineAsPortUnreachable() throws Exception {
+        int closedPort;
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort();
+        }
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DatagramChannel socket = (DatagramChannel) new Bootstrap().group(group).channel(EpollDatagramChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        errors.add(cause);
+                    }
+                })
+                .connect(new InetSocketAddress("127.0.0.1", closedPort)).sync().channel();
+        try {
+            // the first send draws ICMP port unreachable (on loopback, before the send returns); whichever call
+            // comes next on the socket reports it: here the GSO send, in the same task
+            SegmentingSender sender = onLoop(socket, () -> {
+                SegmentingSender s = new SegmentingSender(socket, true, true);
+                s.add(buffer(socket, packet(1000, 0)), socket.remoteAddress());
+                s.drain();
+                socket.flush();
+                for (int i = 1; i < 5; i++) {
+                    s.add(buffer(socket, packet(1000, i)), socket.remoteAddress());
+                }
+                s.drain();
+                socket.flush();
+                return s;
+            });
+            Throwable refused = errors.poll(10, TimeUnit.SECONDS);
+            assertNotNull(refused, "the refusal reached the pipeline");
+            assertTrue(SendErrors.isPortUnreachable(refused), "a refused port: " + refused);
+            assertTrue(sender.isSegmenting(), "a refused port is the peer's fault, not segmentation's");
+        } finally {
+            socket.close().sync();
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static byte[] packet(int size, int tag) {

@@ -2,6 +2,7 @@ package io.ferry.transport.udp.engine;
 
 import io.ferry.transport.ledbat.core.EngineConnection;
 import io.ferry.transport.udp.SegmentingSender;
+import io.ferry.transport.udp.SendErrors;
 import io.ferry.transport.udp.UdpIo;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -19,7 +20,6 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.net.PortUnreachableException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -474,7 +474,7 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (cause instanceof PortUnreachableException) {
+            if (SendErrors.isPortUnreachable(cause)) {
                 endpoint.portUnreachable();
                 return;
             }
