@@ -462,6 +462,31 @@ public abstract class TransportConformanceTest implements ApplicationThreadWrite
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15));
     }
 
+    /**
+     * The kernel may give a client's own socket the very port it dials (one a listener just freed, as
+     * {@link #unusedPort()} does): TCP then connects to itself (a simultaneous open), and a UDP transport's
+     * handshake would reach only itself. Either way the connect ends at once, never by its timeout.
+     */
+    @Test
+    void aClientGivenTheAddressItDialsEndsWellBeforeTheConnectTimeout() throws Exception {
+        InetSocketAddress self = new InetSocketAddress("127.0.0.1", unusedPort());
+        ChannelOptions options = optionsForTest().toBuilder()
+                .set(FerryChannelOption.CONNECT_TIMEOUT, Duration.ofSeconds(30)).build();
+        String scheme = java.net.URI.create(uriForTest(1)).getScheme();
+        ChannelFuture f = transportsForTest().bootstrapping(scheme, options).bootstrap()
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(self, self);
+        try {
+            assertTrue(f.await(15, TimeUnit.SECONDS), "ends well before the 30 s connect timeout");
+            if (!f.isSuccess()) {
+                assertInstanceOf(java.net.SocketException.class, f.cause(), "a refusal or a bind failure: " + f.cause());
+                assertFalse(f.cause() instanceof ConnectTimeoutException, "not a timeout: " + f.cause());
+            }
+        } finally {
+            assertTrue(f.channel().close().await(20, TimeUnit.SECONDS), "the channel closed");
+        }
+    }
+
     @Test
     void unresponsivePeerFailsWithConnectTimeout() throws Exception {
         try (UnresponsivePeer peer = openUnresponsivePeer()) {

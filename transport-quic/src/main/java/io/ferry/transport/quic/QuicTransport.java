@@ -191,6 +191,14 @@ public final class QuicTransport implements Transport {
                 dialed.tryFailure(f.cause());
                 return;
             }
+            if (remote.equals(socket.channel().localAddress())) {
+                // the kernel gave the socket the very port it dials (one a listener just freed): the Initial
+                // would reach only itself and wait out the connect timeout; nothing else can hold that port
+                dialed.tryFailure(new java.net.ConnectException("Connection refused: nothing listens for QUIC at "
+                        + remote + " (the client's own socket was given that address)"));
+                socket.channel().close();
+                return;
+            }
             QuicChannel.newBootstrap(socket.channel())
                     .option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR, io.segmentedAllocator(settings.gsoSegments))
                     .handler(new ConnectionEvents())

@@ -123,6 +123,14 @@ final class MemberHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         String remote = String.valueOf(ctx.channel().remoteAddress());
+        if (state == State.AWAIT_GREETING && ctx.channel().remoteAddress() != null
+                && ctx.channel().remoteAddress().equals(ctx.channel().localAddress())) {
+            // TCP's simultaneous open: the kernel gave the member the very port it dials (one a listener just
+            // freed) and it connected to itself; no greeting can come, and nothing else listens there
+            greetingFailed(new java.net.ConnectException("Connection refused: nothing listens at " + remote
+                    + " (the member connected to itself)"));
+            return;
+        }
         if (state == State.AWAIT_HELLO) {
             ctx.writeAndFlush(StripedWire.greeting(ctx.alloc()));
             timer = ctx.executor().schedule(() -> refuse("no striping hello within " + timeout.toMillis() + " ms"),
