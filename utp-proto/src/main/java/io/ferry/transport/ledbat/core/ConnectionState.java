@@ -12,5 +12,15 @@ public enum ConnectionState {
      */
     TIME_WAIT,
     /** Nothing left to do: the driver may forget the connection. */
-    TERMINATED
+    TERMINATED;
+
+    /** Whether the application sees the connection closed (the {@code CLOSED} event was raised). */
+    boolean isClosed() {
+        return this == TIME_WAIT || this == TERMINATED;
+    }
+
+    /** Whether the handshake completed (for an acceptor, perhaps not yet confirmed) and the connection is not closed. */
+    boolean isEstablished() {
+        return this == CONNECTED;
+    }
 }

@@ -27,11 +27,14 @@ final class ConnectionTimers {
         this.acks = acks;
     }
 
-    /** Sets every timer from {@code phase} and the parts; the idle timeout runs from {@code lastReceiveNanos}. */
-    void arm(Phase phase, long lastReceiveNanos) {
-        table.set(Timer.PHASE, phase.deadline());
-        boolean established = phase.isEstablished();
-        boolean closed = phase.isClosed();
+    /**
+     * Sets every timer from the phase ({@code state}, {@code phaseDeadline}) and the parts; the idle timeout
+     * runs from {@code lastReceiveNanos}.
+     */
+    void arm(ConnectionState state, long phaseDeadline, long lastReceiveNanos) {
+        table.set(Timer.PHASE, phaseDeadline);
+        boolean established = state.isEstablished();
+        boolean closed = state.isClosed();
         table.set(Timer.IDLE, established && config.idleTimeoutNanos() > 0
                 ? lastReceiveNanos + config.idleTimeoutNanos() : NONE);
         table.set(Timer.RETRANSMISSION, closed ? NONE : recovery.retransmissionDeadline());

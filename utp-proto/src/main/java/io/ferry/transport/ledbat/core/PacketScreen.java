@@ -38,7 +38,7 @@ final class PacketScreen {
     }
 
     /**
-     * Decides what {@code packet} (of a connection in {@code phase}, not yet in TIME_WAIT) may do.
+     * Decides what {@code packet} (of a connection in {@code state}, not yet in TIME_WAIT) may do.
      *
      * <ul>
      *   <li>A RESET must acknowledge something we sent and not yet saw acknowledged.</li>
@@ -48,7 +48,7 @@ final class PacketScreen {
      *       {@code wnd_size}) and stall the stream.</li>
      * </ul>
      */
-    static Verdict of(PacketReader packet, Phase phase, Handshake handshake, SendPath send, InboundStream inbound) {
+    static Verdict of(PacketReader packet, ConnectionState state, Handshake handshake, SendPath send, InboundStream inbound) {
         PacketType type = packet.type();
         if (type == PacketType.RESET) {
             return send.plausibleAck(packet.ackNr()) ? Verdict.RESET : Verdict.IMPLAUSIBLE;
@@ -60,10 +60,10 @@ final class PacketScreen {
             }
             confirms = true;
         }
-        if (type == PacketType.STATE && phase.isEstablished() && !plausibleState(packet, send, inbound)) {
+        if (type == PacketType.STATE && state.isEstablished() && !plausibleState(packet, send, inbound)) {
             return Verdict.IMPLAUSIBLE;
         }
-        if (phase instanceof Phase.SynSent) {
+        if (state == ConnectionState.SYN_SENT) {
             // data cannot complete it: a data packet does not say whether earlier ones were sent
             return type == PacketType.STATE && handshake.answers(packet.ackNr())
                     ? Verdict.COMPLETES_HANDSHAKE : Verdict.NOT_THE_ANSWER;

@@ -3,7 +3,8 @@ package io.ferry.transport.ledbat.core;
 /**
  * Where one uTP connection is in its life, each phase carrying the data that belongs to it (the shape of
  * quinn-proto's {@code State}): its deadline and, once over, its cause. Only {@link UtpConnection} moves
- * from one phase to the next; a phase is immutable, so a transition is one assignment.
+ * from one phase to the next, in one place ({@code enter}, which keeps the phase's state and deadline beside it
+ * for the per-packet checks); a phase is immutable, so a transition is one call.
  *
  * <p>The public view is {@link ConnectionState}: {@link Established} and {@link Closing} are both
  * {@link ConnectionState#CONNECTED}, {@link TimeWait} is {@link ConnectionState#TIME_WAIT} and
@@ -28,12 +29,12 @@ sealed interface Phase {
 
     /** Whether the application sees the connection closed (the {@code CLOSED} event was raised). */
     default boolean isClosed() {
-        return this instanceof TimeWait || this instanceof Closed;
+        return state().isClosed();
     }
 
     /** Whether the handshake completed (for an acceptor, perhaps not yet confirmed) and the connection is not closed. */
     default boolean isEstablished() {
-        return this instanceof Established || this instanceof Closing;
+        return state().isEstablished();
     }
 
     /** The acceptor's initiator proved its address: the half-open deadline is gone. */

@@ -53,6 +53,9 @@ public final class UtpConnection extends AbstractEngineConnection {
     private final LossRecovery recovery;
     private final ConnectionTimers timers;
     private Phase phase;
+    /** {@link #phase}'s state and deadline, read on every packet and call; set with it by {@link #enter} only. */
+    private ConnectionState state;
+    private long phaseDeadline;
     private long lastReceiveNanos;
 
     private UtpConnection(UtpConfig config, ConnectionIds ids, Handshake handshake, long nowNanos) {
@@ -84,7 +87,7 @@ public final class UtpConnection extends AbstractEngineConnection {
      */
     public static UtpConnection connect(UtpConfig config, int recvId, int initialSeqNr, long nowNanos) {
         UtpConnection c = new UtpConnection(config, ConnectionIds.initiator(recvId), Handshake.initiator(initialSeqNr), nowNanos);
-        c.phase = new Phase.SynSent(nowNanos + config.connectTimeoutNanos());
+        c.enter(new Phase.SynSent(nowNanos + config.connectTimeoutNanos()));
         c.send.start(initialSeqNr, -1);
         c.send.sendSyn(nowNanos);
         c.armTimers();
@@ -121,7 +124,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         PacketReader r = SynAnswer.readSyn(syn);
         UtpConnection c = new UtpConnection(config, ConnectionIds.acceptor(r.connectionId()), Handshake.acceptor(initialSeqNr), nowNanos);
         // until the initiator proves its address, the half-open connection ends quietly after the connect timeout
-        c.phase = new Phase.Established(nowNanos + Math.min(config.connectTimeoutNanos(), Handshake.HALF_OPEN_LIFETIME_NANOS));
+        c.enter(new Phase.Established(nowNanos + Math.min(config.connectTimeoutNanos(), Handshake.HALF_OPEN_LIFETIME_NANOS)));
         c.send.start(initialSeqNr, r.windowSize());
         c.inbound.start(r.seqNr());
         c.stats.packetsReceived++;
@@ -160,7 +163,7 @@ public final class UtpConnection extends AbstractEngineConnection {
      * @param packet   the datagram's bytes (readable bytes); the caller keeps ownership
      */
     public void onPacket(ByteBuf packet, long nowNanos) {
-        if (phase instanceof Phase.Closed) {
+        if (state == ConnectionState.TERMINATED) {
             return;
         }
         receive(packet, nowNanos);
@@ -178,15 +181,15 @@ public final class UtpConnection extends AbstractEngineConnection {
             return;
         }
         stats.packetsReceived++;
-        if (phase instanceof Phase.TimeWait) {
+        if (state == ConnectionState.TIME_WAIT) {
             if (type == PacketType.DATA || type == PacketType.FIN) {
                 send.sendState(nowNanos);
-                phase = Phase.TimeWait.from(nowNanos, config.maxRtoNanos()); // our acknowledgement was lost
+                enter(Phase.TimeWait.from(nowNanos, config.maxRtoNanos())); // our acknowledgement was lost
             }
             return;
         }
         lastReceiveNanos = nowNanos;
-        switch (PacketScreen.of(reader, phase, handshake, send, inbound)) {
+        switch (PacketScreen.of(reader, state, handshake, send, inbound)) {
             case IMPLAUSIBLE -> {
                 stats.implausiblePacketsDropped++;
                 return;
@@ -231,7 +234,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     /** Serves the timers that fell due, in {@link TimerTable.Timer}'s order. */
     @Override
     public void onTimer(long nowNanos) {
-        if (phase instanceof Phase.Closed) {
+        if (state == ConnectionState.TERMINATED) {
             return;
         }
         serveTimers(nowNanos);
@@ -253,8 +256,8 @@ public final class UtpConnection extends AbstractEngineConnection {
      * @throws IllegalStateException if the output was shut down or the connection is closed
      */
     public int write(ByteBuf data) {
-        if (phase.isClosed() || send.isOutputShutdown()) {
-            throw new IllegalStateException(phase.isClosed() ? "connection is closed" : "output is shut down");
+        if (state.isClosed() || send.isOutputShutdown()) {
+            throw new IllegalStateException(state.isClosed() ? "connection is closed" : "output is shut down");
         }
         return send.write(data);
     }
@@ -265,7 +268,7 @@ public final class UtpConnection extends AbstractEngineConnection {
      */
     @Override
     public void flush(long nowNanos) {
-        if (phase.isClosed()) {
+        if (state.isClosed()) {
             return;
         }
         send.flush();
@@ -280,7 +283,7 @@ public final class UtpConnection extends AbstractEngineConnection {
      */
     @Override
     public void consumed(int bytes, long nowNanos) {
-        if (phase.isClosed() || bytes <= 0) {
+        if (state.isClosed() || bytes <= 0) {
             return;
         }
         inbound.consumed(bytes, nowNanos);
@@ -295,7 +298,7 @@ public final class UtpConnection extends AbstractEngineConnection {
      * the peer keeps arriving until its own FIN.
      */
     public void shutdownOutput(long nowNanos) {
-        if (phase.isClosed() || !send.shutdownOutput()) {
+        if (state.isClosed() || !send.shutdownOutput()) {
             return;
         }
         endCall(nowNanos);
@@ -310,15 +313,15 @@ public final class UtpConnection extends AbstractEngineConnection {
      * {@link #abort}.
      */
     public void close(long nowNanos) {
-        if (phase.isClosed()) {
+        if (state.isClosed()) {
             return;
         }
-        if (phase instanceof Phase.SynSent) {
+        if (state == ConnectionState.SYN_SENT) {
             abort(nowNanos);
             return;
         }
         if (phase instanceof Phase.Established) {
-            phase = phase.closeRequested();
+            enter(phase.closeRequested());
             inbound.discardFurtherData();
         }
         send.shutdownOutput();
@@ -328,7 +331,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     /** Closes at once: queues a RESET, drops every buffer and raises {@link #CLOSED} with no cause. */
     @Override
     public void abort(long nowNanos) {
-        if (phase.isClosed()) {
+        if (state.isClosed()) {
             return;
         }
         send.sendReset(nowNanos);
@@ -361,23 +364,23 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /** Returns the life-cycle state: the public view of the connection's {@link Phase}. */
     public ConnectionState state() {
-        return phase.state();
+        return state;
     }
 
     @Override
     public boolean isClosed() {
-        return phase.isClosed();
+        return state.isClosed();
     }
 
     @Override
     public boolean isTerminated() {
-        return phase instanceof Phase.Closed;
+        return state == ConnectionState.TERMINATED;
     }
 
     /** Whether {@link #write} may be called and is worth calling (the send buffer has room). */
     @Override
     public boolean isWritable() {
-        return send.isWritable() && !phase.isClosed();
+        return send.isWritable() && !state.isClosed();
     }
 
     /** The two byte streams as the application sees them: buffer room and sizes, unacknowledged bytes, shut ends. */
@@ -423,7 +426,7 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /** Completes the initiator's handshake on the acceptor's STATE, whose sequence number its first data packet will carry. */
     private void completeHandshake() {
-        phase = Phase.Established.CONFIRMED;
+        enter(Phase.Established.CONFIRMED);
         inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
@@ -436,7 +439,7 @@ public final class UtpConnection extends AbstractEngineConnection {
      */
     private void confirmPeer() {
         handshake.confirm();
-        phase = phase.peerConfirmed();
+        enter(phase.peerConfirmed());
         recovery.resetTimeouts();
         if (outstanding.isEmpty()) {
             recovery.stopRetransmissionTimer();
@@ -456,7 +459,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     private void onReset() {
-        if (phase instanceof Phase.SynSent) {
+        if (state == ConnectionState.SYN_SENT) {
             terminate(UtpException.refused());
         } else if (inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()) {
             // the peer saw our FIN (it acknowledged everything before it) and is gone: only our last
@@ -477,31 +480,43 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     private void afterEvent(long nowNanos) {
-        if (phase.isClosed()) {
+        if (state.isClosed()) {
             return;
         }
         send.trySend(canSend(), nowNanos);
         if (recovery.tailLossProbeDeadline() == NONE) {
             send.armTailLossProbe(canSend(), nowNanos);
         }
-        if (phase.isEstablished() && acks.isDue(nowNanos)) {
+        if (state.isEstablished() && acks.isDue(nowNanos)) {
             send.sendState(nowNanos);
         }
-        send.updateWritability(phase.isClosed());
+        send.updateWritability(state.isClosed());
         maybeFinish(nowNanos);
     }
 
     /** Whether data may go out: the handshake is complete and the peer proved its address. */
     private boolean canSend() {
-        return phase.isEstablished() && handshake.peerConfirmed();
+        return state.isEstablished() && handshake.peerConfirmed();
     }
 
     // ------------------------------------------------------------------------------------------------
     // Timers and closing
 
+    /**
+     * Moves to {@code next}: the one place a phase changes. The per-packet checks then compare the state, an
+     * enum constant, rather than ask the phase's type: C2 speculated on a type profile that one phase dominates,
+     * and each new phase deoptimized the compiled read and send loops (class_check traps at every connection's
+     * start and end, bench/results/2026-12-02-phase-state).
+     */
+    private void enter(Phase next) {
+        phase = next;
+        state = next.state();
+        phaseDeadline = next.deadline();
+    }
+
     /** The end of every call into the connection: its timers, from its phase and its parts ({@link ConnectionTimers}). */
     private void armTimers() {
-        timers.arm(phase, lastReceiveNanos);
+        timers.arm(state, phaseDeadline, lastReceiveNanos);
     }
 
     /** Serves what expired, in {@link Timer}'s order; a phase deadline or a failure ends the round. */
@@ -510,7 +525,7 @@ public final class UtpConnection extends AbstractEngineConnection {
             onPhaseDeadline(nowNanos);
             return;
         }
-        if (phase instanceof Phase.TimeWait) {
+        if (state == ConnectionState.TIME_WAIT) {
             return;
         }
         if (timers.isExpired(Timer.IDLE, nowNanos)) {
@@ -519,7 +534,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         }
         if (timers.isExpired(Timer.RETRANSMISSION, nowNanos)) {
             onRetransmissionTimeout(nowNanos);
-            if (phase.isClosed()) {
+            if (state.isClosed()) {
                 return;
             }
         } else if (timers.isExpired(Timer.TAIL_LOSS_PROBE, nowNanos)) {
@@ -537,7 +552,7 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /** The phase's deadline passed: the handshake, the half-open wait or the close failed, or TIME_WAIT is over. */
     private void onPhaseDeadline(long nowNanos) {
-        if (phase instanceof Phase.TimeWait) {
+        if (state == ConnectionState.TIME_WAIT) {
             terminate(null);
         } else if (phase instanceof Phase.Closing c && c.halfOpenDeadline() > nowNanos) {
             failAndReset(UtpException.closeTimeout(config.closeTimeoutNanos()), nowNanos);
@@ -549,7 +564,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     private void onRetransmissionTimeout(long nowNanos) {
-        boolean synSent = phase instanceof Phase.SynSent;
+        boolean synSent = state == ConnectionState.SYN_SENT;
         switch (recovery.onRetransmissionTimeout(!handshake.peerConfirmed(), synSent, config.maxRetransmits(), nowNanos)) {
             case NOTHING, RESEND_LOST -> {
             }
@@ -567,15 +582,15 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     private void maybeFinish(long nowNanos) {
-        if (!phase.isEstablished() || !send.isFinAcked()) {
+        if (!state.isEstablished() || !send.isFinAcked()) {
             return;
         }
         if (!inbound.isFinished()) {
-            phase = phase.awaitPeerFin(nowNanos, config.closeTimeoutNanos());
+            enter(phase.awaitPeerFin(nowNanos, config.closeTimeoutNanos()));
             return;
         }
         releaseBuffers();
-        phase = Phase.TimeWait.from(nowNanos, config.maxRtoNanos());
+        enter(Phase.TimeWait.from(nowNanos, config.maxRtoNanos()));
         notifyClosed(null);
     }
 
@@ -585,8 +600,8 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     private void terminate(Throwable cause) {
-        boolean wasOpen = !phase.isClosed();
-        phase = new Phase.Closed(wasOpen ? cause : null);
+        boolean wasOpen = !state.isClosed();
+        enter(new Phase.Closed(wasOpen ? cause : null));
         releaseBuffers();
         if (wasOpen) {
             notifyClosed(cause);
