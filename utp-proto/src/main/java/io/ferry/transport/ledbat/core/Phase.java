@@ -56,10 +56,46 @@ sealed interface Phase {
     }
 
     /**
+     * What this phase's {@link #deadline()} passing means: how the connection ends, and whether a RESET tells
+     * the peer. Only a phase with a deadline is asked.
+     */
+    Expiry expire(long nowNanos, UtpConfig config);
+
+    /**
+     * Why a RESET from the peer ends the connection in this phase (BEP 29): a refusal of our SYN, or a reset of
+     * an open connection; {@code null} (a graceful end) if {@code finsExchanged}, the peer having seen our FIN
+     * and we its: only a last acknowledgement was lost.
+     */
+    default UtpException resetCause(boolean finsExchanged) {
+        return finsExchanged ? null : UtpException.resetByPeer();
+    }
+
+    /** How a phase's deadline ends the connection: its {@code cause} ({@code null}: graceful) and whether to send a RESET. */
+    record Expiry(UtpException cause, boolean reset) {
+        /** A quiet end: nothing is sent, and an unproven address gets no RESET. */
+        static Expiry quiet(UtpException cause) {
+            return new Expiry(cause, false);
+        }
+
+        static Expiry withReset(UtpException cause) {
+            return new Expiry(cause, true);
+        }
+    }
+
+    /**
      * The initiator sent its SYN and waits for the acceptor's answer until {@code deadline} (the connect
      * timeout, BEP 29).
      */
     record SynSent(long deadline) implements Phase {
+        @Override
+        public Expiry expire(long nowNanos, UtpConfig config) {
+            return Expiry.withReset(UtpException.connectTimeout(config.connectTimeoutNanos()));
+        }
+
+        @Override
+        public UtpException resetCause(boolean finsExchanged) {
+            return UtpException.refused();
+        }
     }
 
     /**
@@ -84,6 +120,12 @@ sealed interface Phase {
         public long deadline() {
             return halfOpenDeadline;
         }
+
+        /** The half-open acceptor's initiator never proved its address: no RESET to it. */
+        @Override
+        public Expiry expire(long nowNanos, UtpConfig config) {
+            return Expiry.quiet(UtpException.unconfirmed());
+        }
     }
 
     /**
@@ -106,6 +148,14 @@ sealed interface Phase {
         public long deadline() {
             return Math.min(halfOpenDeadline, peerFinDeadline);
         }
+
+        /** The peer's FIN did not come in time, or (still half-open) the initiator never proved its address. */
+        @Override
+        public Expiry expire(long nowNanos, UtpConfig config) {
+            return halfOpenDeadline > nowNanos
+                    ? Expiry.withReset(UtpException.closeTimeout(config.closeTimeoutNanos()))
+                    : Expiry.quiet(UtpException.unconfirmed());
+        }
     }
 
     /**
@@ -126,6 +176,12 @@ sealed interface Phase {
         public long deadline() {
             return until;
         }
+
+        /** TIME_WAIT is over: the graceful close ends. */
+        @Override
+        public Expiry expire(long nowNanos, UtpConfig config) {
+            return Expiry.quiet(null);
+        }
     }
 
     /**
@@ -136,6 +192,11 @@ sealed interface Phase {
         @Override
         public long deadline() {
             return NONE;
+        }
+
+        @Override
+        public Expiry expire(long nowNanos, UtpConfig config) {
+            throw new IllegalStateException("a closed connection has no deadline");
         }
     }
 }

@@ -459,15 +459,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     private void onReset() {
-        if (state == ConnectionState.SYN_SENT) {
-            terminate(UtpException.refused());
-        } else if (inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()) {
-            // the peer saw our FIN (it acknowledged everything before it) and is gone: only our last
-            // acknowledgement of its FIN, or its acknowledgement of ours, was lost
-            terminate(null);
-        } else {
-            terminate(UtpException.resetByPeer());
-        }
+        terminate(phase.resetCause(inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()));
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -503,10 +495,8 @@ public final class UtpConnection extends AbstractEngineConnection {
     // Timers and closing
 
     /**
-     * Moves to {@code next}: the one place a phase changes. The per-packet checks then compare the state, an
-     * enum constant, rather than ask the phase's type: C2 speculated on a type profile that one phase dominates,
-     * and each new phase deoptimized the compiled read and send loops (class_check traps at every connection's
-     * start and end, bench/results/2026-12-02-phase-state).
+     * Moves to {@code next}: the one place a phase changes. Per-packet checks read the state, an enum constant, not
+     * the phase's type, whose every change deoptimized the JIT's code (bench/results/2026-12-02-phase-state).
      */
     private void enter(Phase next) {
         phase = next;
@@ -552,15 +542,11 @@ public final class UtpConnection extends AbstractEngineConnection {
 
     /** The phase's deadline passed: the handshake, the half-open wait or the close failed, or TIME_WAIT is over. */
     private void onPhaseDeadline(long nowNanos) {
-        if (state == ConnectionState.TIME_WAIT) {
-            terminate(null);
-        } else if (phase instanceof Phase.Closing c && c.halfOpenDeadline() > nowNanos) {
-            failAndReset(UtpException.closeTimeout(config.closeTimeoutNanos()), nowNanos);
-        } else if (ids.initiator()) {
-            failAndReset(UtpException.connectTimeout(config.connectTimeoutNanos()), nowNanos);
-        } else {
-            terminate(UtpException.unconfirmed()); // a half-open connection: no RESET to an unproven address
+        Phase.Expiry expiry = phase.expire(nowNanos, config);
+        if (expiry.reset()) {
+            send.sendReset(nowNanos);
         }
+        terminate(expiry.cause());
     }
 
     private void onRetransmissionTimeout(long nowNanos) {
