@@ -199,7 +199,7 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
         if (destination != 0) {
             UdtSocketChannel channel = byId.get(destination);
             if (channel != null && channel.accepts(from)) {
-                deliver(channel, datagram, from, now());
+                deliver(channel, datagram, from, datagramTime());
             } else if (channel != null || group == null || !handOver(group, group.owner(destination), datagram, from)) {
                 unroutable.incrementAndGet();
             }
@@ -213,7 +213,7 @@ final class UdtEndpoint extends EngineEndpoint<UdtSocketChannel> {
         if (clientSocket) {
             for (UdtSocketChannel channel : byId.values()) {
                 if (channel.accepts(from)) {
-                    deliver(channel, datagram, from, now()); // a rendezvous peer's request, or a listener's answer to an id-0 probe
+                    deliver(channel, datagram, from, datagramTime()); // a rendezvous peer's request, or a listener's answer to an id-0 probe
                     return;
                 }
             }

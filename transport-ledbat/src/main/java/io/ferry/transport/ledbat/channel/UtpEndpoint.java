@@ -4,6 +4,7 @@ import io.ferry.transport.ledbat.core.ConnectionState;
 import io.ferry.transport.ledbat.core.UtpConnection;
 import io.ferry.transport.udp.engine.SocketGroup;
 import io.ferry.transport.ledbat.endpoint.EndpointCore;
+import io.ferry.transport.ledbat.wire.PacketReader;
 import io.ferry.transport.udp.engine.EngineEndpoint;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -231,9 +232,14 @@ final class UtpEndpoint extends EngineEndpoint<UtpSocketChannel> {
         readAsIfReceived(syn, sender);
     }
 
+    /** The header of the datagram being routed, parsed once by the core, for its connection ({@link UtpSocketChannel}). */
+    PacketReader parsed() {
+        return core.parsed();
+    }
+
     @Override
     protected void onDatagram(ByteBuf datagram, InetSocketAddress sender, InetSocketAddress recipient) {
-        long now = now();
+        long now = datagramTime();
         switch (core.handle(datagram, sender, now)) {
             case ROUTE -> deliver(core.target(), datagram, sender, now);
             case ACCEPT -> accept(datagram, sender, recipient, now);

@@ -133,7 +133,7 @@ public final class UtpSocketChannel extends EngineChannel<UtpConnection, UtpEndp
 
     @Override
     protected void onDatagram(ByteBuf packet, InetSocketAddress from, long now) {
-        connection.onPacket(packet, now);
+        connection.onPacket(packet, endpoint.parsed(), now);
     }
 
     /** The UDP socket reported that the peer's port is unreachable (ICMP): the connect is refused. */

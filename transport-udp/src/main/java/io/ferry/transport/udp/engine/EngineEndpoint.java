@@ -45,6 +45,7 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
 
     private static final InternalLogger LOG = InternalLoggerFactory.getInstance(EngineEndpoint.class);
     private static final String HANDLER = "ferry-engine-endpoint";
+    static final int DATAGRAMS_PER_CLOCK_READ = 16;
 
     private final UdpIo io;
     private final String protocol;
@@ -61,6 +62,9 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
     private boolean flushScheduled;
     private boolean acceptorClosed;
     private long socketWaits;
+    /** {@link #datagramTime()}'s clock and how many more datagrams of this read batch it serves. */
+    private long datagramClock;
+    private int datagramsOnClock;
 
     /**
      * @param protocol     the wire's name, for logs ("uTP", "UDT")
@@ -134,6 +138,22 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
      */
     public final long now() {
         return socket.eventLoop().ticker().nanoTime();
+    }
+
+    /**
+     * The time a received datagram is handled at: {@link #now()}, read again only every
+     * {@value #DATAGRAMS_PER_CLOCK_READ} datagrams of a read batch. A clock read costs about 30 ns on a VM's
+     * kvm-clock, 6 % of a receiver's CPU when read per datagram at 1.5 million a second; 16 datagrams take a
+     * few microseconds to handle, and every datagram of a batch was queued before the batch began, so the time
+     * read at its start is no worse an arrival time than one read later.
+     */
+    protected final long datagramTime() {
+        if (datagramsOnClock <= 0) {
+            datagramClock = now();
+            datagramsOnClock = DATAGRAMS_PER_CLOCK_READ;
+        }
+        datagramsOnClock--;
+        return datagramClock;
     }
 
     /** The I/O implementation, as the statistics name it (e.g. "epoll+gso"). */
@@ -405,6 +425,9 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
     protected final void readAsIfReceived(ByteBuf datagram, InetSocketAddress from) {
         boolean nested = inReadBatch;
         inReadBatch = true;
+        if (!nested) {
+            datagramsOnClock = 0;
+        }
         try {
             onDatagram(datagram, from, null);
         } finally {
@@ -449,7 +472,10 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            endpoint.inReadBatch = true;
+            if (!endpoint.inReadBatch) {
+                endpoint.inReadBatch = true;
+                endpoint.datagramsOnClock = 0; // a new batch reads the clock afresh
+            }
             try {
                 if (msg instanceof DatagramPacket packet) {
                     InetSocketAddress from = packet.sender() != null ? packet.sender() : (InetSocketAddress) ctx.channel().remoteAddress();

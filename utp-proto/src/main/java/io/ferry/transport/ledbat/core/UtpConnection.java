@@ -18,10 +18,8 @@ import io.netty.buffer.ByteBuf;
  * {@code send}, so no code of the driver runs in the middle of the connection's handling of an event.
  *
  * <h2>Driving it</h2>
- * As every connection on the engine ({@link EngineConnection}): create it with {@link #connect} (queues a
- * SYN) or {@link #accept} (queues the answer to a SYN), pass it every datagram addressed to it
- * ({@link #onPacket}), the application's bytes ({@link #write}, {@link #flush}, {@link #consumed}) and its
- * timer ({@link #onTimer}), and after every call collect what it produced and re-arm the timer.
+ * As every connection on the engine ({@link EngineConnection}), created with {@link #connect} (queues a SYN)
+ * or {@link #accept} (queues the answer to a SYN).
  *
  * <h2>What it implements</h2>
  * BEP 29's handshake, data, selective acknowledgements, FIN and RESET, with RFC 6298's retransmission
@@ -163,19 +161,27 @@ public final class UtpConnection extends AbstractEngineConnection {
      * @param packet   the datagram's bytes (readable bytes); the caller keeps ownership
      */
     public void onPacket(ByteBuf packet, long nowNanos) {
+        onPacket(packet, null, nowNanos);
+    }
+
+    /**
+     * As {@link #onPacket(ByteBuf, long)}, with the header {@code parsed} already by the reader that routed the
+     * datagram (one parse per datagram); a reader that is not {@link PacketReader#isViewOf a view of} {@code packet} is ignored.
+     */
+    public void onPacket(ByteBuf packet, PacketReader parsed, long nowNanos) {
         if (state == ConnectionState.TERMINATED) {
             return;
         }
-        receive(packet, nowNanos);
+        PacketReader reader = parsed != null && parsed.isViewOf(packet) ? parsed : this.reader;
+        if (reader != parsed && reader.wrap(packet) != PacketValidity.VALID) {
+            stats.malformedPacketsDropped++;
+        } else {
+            receive(packet, reader, nowNanos);
+        }
         armTimers();
     }
 
-    private void receive(ByteBuf packet, long nowNanos) {
-        PacketValidity validity = reader.wrap(packet);
-        if (validity != PacketValidity.VALID) {
-            stats.malformedPacketsDropped++;
-            return;
-        }
+    private void receive(ByteBuf packet, PacketReader reader, long nowNanos) {
         PacketType type = reader.type();
         if (!ids.addressedToUs(type, reader.connectionId())) {
             return;
@@ -211,7 +217,7 @@ public final class UtpConnection extends AbstractEngineConnection {
                 }
                 return;
             }
-            case COMPLETES_HANDSHAKE -> completeHandshake();
+            case COMPLETES_HANDSHAKE -> completeHandshake(reader.seqNr());
             case CONFIRMS_PEER -> confirmPeer();
             case ACCEPT -> {
             }
@@ -424,10 +430,10 @@ public final class UtpConnection extends AbstractEngineConnection {
         return true;
     }
 
-    /** Completes the initiator's handshake on the acceptor's STATE, whose sequence number its first data packet will carry. */
-    private void completeHandshake() {
+    /** Completes the initiator's handshake on the acceptor's STATE ({@code seqNr}), whose sequence number its first data packet will carry. */
+    private void completeHandshake(int seqNr) {
         enter(Phase.Established.CONFIRMED);
-        inbound.start(UtpWire.seqAdd(reader.seqNr(), -1));
+        inbound.start(UtpWire.seqAdd(seqNr, -1));
         // confirm at once, so that an acceptor with something to say may start
         acks.requestImmediate();
         out.event(CONNECTED);

@@ -181,6 +181,14 @@ public final class EndpointCore<C> {
     }
 
     /**
+     * The header of the datagram {@link #handle} last routed, as it parsed it, for the connection to handle without
+     * parsing it again ({@code UtpConnection.onPacket(ByteBuf, PacketReader, long)}); valid until the next call.
+     */
+    public PacketReader parsed() {
+        return reader;
+    }
+
+    /**
      * Decides what a received datagram is for. After {@link Outcome#ROUTE} the connection is
      * {@link #target()}; after {@link Outcome#RESPOND} the reply is {@link #takeResponse()}. The datagram
      * stays the caller's.

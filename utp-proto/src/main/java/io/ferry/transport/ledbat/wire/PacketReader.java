@@ -15,6 +15,7 @@ import io.netty.buffer.ByteBuf;
  */
 public final class PacketReader {
     private ByteBuf buf;
+    private int start;
     private int end;
     private int payloadOffset;
     private int sackOffset;
@@ -39,6 +40,7 @@ public final class PacketReader {
      */
     public PacketValidity wrap(ByteBuf packet) {
         this.buf = packet;
+        this.start = packet.readerIndex();
         this.end = packet.writerIndex();
         this.sackOffset = -1;
         this.sackLength = 0;
@@ -113,6 +115,14 @@ public final class PacketReader {
             sink.payloadOffset = pos;
         }
         return PacketValidity.VALID;
+    }
+
+    /**
+     * Whether this view holds {@code packet}'s header as it is now: the last {@link #wrap} was of these very
+     * readable bytes and found them valid. Lets a datagram parsed once for routing be handled without a second parse.
+     */
+    public boolean isViewOf(ByteBuf packet) {
+        return buf == packet && start == packet.readerIndex() && end == packet.writerIndex();
     }
 
     /** Returns the packet type. */

@@ -488,7 +488,7 @@ class EndpointCoreTest {
         switch (server.handle(datagram, from, now)) {
             case ROUTE -> {
                 conn = server.target();
-                conn.utp().onPacket(datagram, now);
+                conn.utp().onPacket(datagram, server.parsed(), now); // as a driver does: the routing parse serves the connection
             }
             case ACCEPT -> {
                 EndpointCore.Handshake h = server.handshake();

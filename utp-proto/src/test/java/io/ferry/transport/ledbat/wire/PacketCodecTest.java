@@ -45,6 +45,31 @@ class PacketCodecTest {
     }
 
     @Test
+    void aReaderIsAViewOfExactlyTheBytesItLastFoundValid() {
+        ByteBuf buf = header(PacketType.DATA, UtpWire.EXTENSION_NONE).writeByte(1);
+        ByteBuf other = header(PacketType.DATA, UtpWire.EXTENSION_NONE);
+        ByteBuf bad = Unpooled.buffer().writeByte(0x41);
+        try {
+            PacketReader r = new PacketReader();
+            assertFalse(r.isViewOf(buf), "nothing wrapped yet");
+            assertEquals(PacketValidity.VALID, r.wrap(buf));
+            assertTrue(r.isViewOf(buf));
+            assertFalse(r.isViewOf(other), "another buffer");
+            buf.writeByte(2);
+            assertFalse(r.isViewOf(buf), "bytes were added since");
+            assertEquals(PacketValidity.VALID, r.wrap(buf));
+            buf.skipBytes(1);
+            assertFalse(r.isViewOf(buf), "the reader index moved since");
+            assertEquals(PacketValidity.TOO_SHORT, r.wrap(bad));
+            assertFalse(r.isViewOf(bad), "an invalid packet is no view");
+        } finally {
+            buf.release();
+            other.release();
+            bad.release();
+        }
+    }
+
+    @Test
     void firstByteCarriesTypeInHighNibbleAndVersionOneInLowNibble() {
         ByteBuf buf = header(PacketType.SYN, UtpWire.EXTENSION_NONE);
         try {
