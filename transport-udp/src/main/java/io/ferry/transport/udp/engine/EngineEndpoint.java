@@ -372,7 +372,11 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
 
     // ------------------------------------------------------------------ receiving
 
-    /** Hands a datagram of this socket's to {@code channel}: the call, then its consequences. */
+    /**
+     * Hands a datagram of this socket's to {@code channel}. Its consequences are taken once for the whole read
+     * batch, at its end ({@link #endOfReadBatch}): its sends leave only then anyway, and a collect and a timer
+     * re-arm per datagram were a per-packet cost of the engine (issue 58).
+     */
     protected final void deliver(Ch channel, ByteBuf datagram, InetSocketAddress from, long now) {
         try {
             if (!channel.inReadBatch) {
@@ -381,7 +385,9 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
                 channel.beginReadBatch();
             }
             channel.onDatagram(datagram, from, now);
-            afterCall(channel);
+            if (!inReadBatch) {
+                afterCall(channel);
+            }
         } catch (RuntimeException e) {
             contain(channel, e);
         }

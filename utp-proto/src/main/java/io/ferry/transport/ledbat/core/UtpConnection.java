@@ -55,6 +55,7 @@ public final class UtpConnection extends AbstractEngineConnection {
     private ConnectionState state;
     private long phaseDeadline;
     private long lastReceiveNanos;
+    private boolean inReadBatch;
 
     private UtpConnection(UtpConfig config, ConnectionIds ids, Handshake handshake, long nowNanos) {
         this.config = config;
@@ -140,15 +141,20 @@ public final class UtpConnection extends AbstractEngineConnection {
     // ------------------------------------------------------------------------------------------------
     // Entry points
 
-    /** In-order data of a read batch is acknowledged ({@link AckScheduler}) and delivered ({@link GatheredPayloads}) at its end. */
+    /**
+     * The datagrams of a read batch arrived together: in-order data is acknowledged ({@link AckScheduler}) and
+     * delivered ({@link GatheredPayloads}) at its end, and what they let go is sent and the timers set once then.
+     */
     @Override
     public void beginReadBatch() {
+        inReadBatch = true;
         acks.beginBatch();
         inbound.beginBatch();
     }
 
     @Override
     public void endReadBatch(long nowNanos) {
+        inReadBatch = false;
         inbound.endBatch();
         acks.endBatch();
         endCall(nowNanos);
@@ -178,7 +184,9 @@ public final class UtpConnection extends AbstractEngineConnection {
         } else {
             receive(packet, reader, nowNanos);
         }
-        armTimers();
+        if (!inReadBatch) {
+            armTimers();
+        }
     }
 
     private void receive(ByteBuf packet, PacketReader reader, long nowNanos) {
@@ -234,7 +242,9 @@ public final class UtpConnection extends AbstractEngineConnection {
         if (type == PacketType.DATA || type == PacketType.FIN) {
             inbound.onPacket(type, reader.seqNr(), packet, reader.payloadOffset(), reader.payloadLength(), nowNanos);
         }
-        afterEvent(nowNanos);
+        if (!inReadBatch) {
+            afterEvent(nowNanos);
+        }
     }
 
     /** Serves the timers that fell due, in {@link TimerTable.Timer}'s order. */
