@@ -10,7 +10,8 @@ package io.ferry.transport.ledbat.core;
  * <ul>
  *   <li>Pass every datagram addressed to the connection to its protocol's method; the caller keeps
  *       ownership of the buffer and may release it as soon as the call returns.</li>
- *   <li>After <em>every</em> call into the connection (its factories included): {@link #collect} what it
+ *   <li>After <em>every</em> call into the connection (its factories included; for the datagrams of a read
+ *       batch, after {@link #endReadBatch}, where the connection answers them all at once): {@link #collect} what it
  *       produced (datagrams, events, delivered payload), then (re)arm one timer for
  *       {@link #nextDeadlineNanos()} and call {@link #onTimer} when it fires (early is harmless). What
  *       the driver does with the events may call into the connection again; then collect again.</li>
