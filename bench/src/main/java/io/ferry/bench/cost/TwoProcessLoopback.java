@@ -19,11 +19,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What a transport costs between two processes on loopback, as a user's two programs see it: a fresh
@@ -35,12 +37,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * and the first GiB's rate and CPU.
  *
  * <pre>java -cp bench/target/benchmarks.jar io.ferry.bench.cost.TwoProcessLoopback [--size 4G] [--rounds 1]
- *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--warmup 0] [--cc NAME] [--jvm-args "..."]</pre>
+ *     [--transports tcp,utp,udt] [--native PATH_TO_udt4_peer] [--connections 1] [--warmup 0] [--warmup-connections 1] [--cc NAME] [--jvm-args "..."]</pre>
  * {@code --cc NAME}: the sender's congestion control ({@code FerryChannelOption.CONGESTION_CONTROL}) on every
  * Java row instead of the transport's default.
  * {@code --warmup SIZE}: both processes first move SIZE over a connection of their own, unmeasured, so that
  * the measured transfer's first GiB starts with the JIT's code warm and only its connection new (the first
  * GiB's figures then count from the warm-up's end, JVM start excluded).
+ * {@code --warmup-connections K}: the warm-up's SIZE over K connections one after the other, so that the JIT
+ * has also seen connections end and begin before the measured one starts (with one, the measured connection's
+ * start and the warm-up's end still make C2 recompile during the measurement).
  * {@code --connections N}: N concurrent connections into the one listener, each moving its share (the
  * figures are the aggregate).
  * {@code --jvm-args} (space-separated) go to both Java processes: a profiler, JIT logging, an AOT cache;
@@ -68,6 +73,7 @@ public final class TwoProcessLoopback {
         List<String> jvmArgs = List.of();
         int connections = 1;
         long warmup = 0;
+        int warmupConnections = 1;
         String cc = "";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -77,6 +83,7 @@ public final class TwoProcessLoopback {
                 case "--native" -> nativePeer = args[++i];
                 case "--connections" -> connections = Integer.parseInt(args[++i]);
                 case "--warmup" -> warmup = parseSize(args[++i]);
+                case "--warmup-connections" -> warmupConnections = Integer.parseInt(args[++i]);
                 case "--cc" -> cc = args[++i];
                 case "--jvm-args" -> jvmArgs = List.of(args[++i].trim().split("\\s+"));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -89,7 +96,7 @@ public final class TwoProcessLoopback {
                 "first GiB Mbit/s", "first GiB CPU-s");
         for (int r = 0; r < rounds; r++) {
             for (String t : transports) {
-                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, warmup, cc, jvmArgs));
+                report(connections == 1 ? t : t + " x" + connections, java(t, size, connections, warmup, warmupConnections, cc, jvmArgs));
             }
             if (nativePeer != null && Files.isExecutable(Path.of(nativePeer))) {
                 report("native UDT4", cpp(nativePeer, size));
@@ -115,10 +122,10 @@ public final class TwoProcessLoopback {
 
     // ------------------------------------------------------------------ the two processes
 
-    private static Marks[] java(String scheme, long size, int connections, long warmup, String cc, List<String> jvmArgs)
-            throws Exception {
+    private static Marks[] java(String scheme, long size, int connections, long warmup, int warmupConnections, String cc,
+                                List<String> jvmArgs) throws Exception {
         Process receiver = new ProcessBuilder(javaCommand(jvmArgs, Receive.class, scheme, Integer.toString(connections),
-                Long.toString(warmup))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                Long.toString(warmup), Integer.toString(warmupConnections))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader rin = reader(receiver);
         String port = rin.readLine();
         while (port != null && !port.startsWith("PORT ") && !jvmArgs.isEmpty()) {
@@ -129,7 +136,7 @@ public final class TwoProcessLoopback {
         }
         long start = System.nanoTime();
         Process sender = new ProcessBuilder(javaCommand(jvmArgs, Send.class, scheme, port.substring(5), Long.toString(size),
-                Integer.toString(connections), Long.toString(warmup), cc))
+                Integer.toString(connections), Long.toString(warmup), cc, Integer.toString(warmupConnections)))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         if (warmup == 0) {
             return marks(rin, reader(sender), receiver, sender, scheme, start);
@@ -206,15 +213,18 @@ public final class TwoProcessLoopback {
         public static void main(String[] args) throws Exception {
             int connections = args.length > 1 ? Integer.parseInt(args[1]) : 1;
             boolean warming = args.length > 2 && Long.parseLong(args[2]) > 0;
-            AtomicReference<Channel> warm = new AtomicReference<>();
+            int warmConnections = warming ? (args.length > 3 ? Integer.parseInt(args[3]) : 1) : 0;
+            AtomicInteger warmStarted = new AtomicInteger();
+            AtomicInteger warmEnded = new AtomicInteger();
+            Set<Channel> warm = ConcurrentHashMap.newKeySet(); // the sender's first connections are its warm-up
             CountDownLatch ended = new CountDownLatch(connections);
             AtomicLong total = new AtomicLong();
             try (Transports ferry = Transports.create()) {
                 ChannelHandler counter = new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelActive(ChannelHandlerContext ctx) {
-                        if (warming) {
-                            warm.compareAndSet(null, ctx.channel()); // the sender's first connection is its warm-up
+                        if (warmStarted.getAndIncrement() < warmConnections) {
+                            warm.add(ctx.channel());
                         }
                         ctx.fireChannelActive();
                     }
@@ -223,7 +233,7 @@ public final class TwoProcessLoopback {
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         int n = ((ByteBuf) msg).readableBytes();
                         ReferenceCountUtil.release(msg);
-                        if (warm.get() == ctx.channel()) {
+                        if (!warm.isEmpty() && warm.contains(ctx.channel())) {
                             return;
                         }
                         long after = total.addAndGet(n);
@@ -237,8 +247,10 @@ public final class TwoProcessLoopback {
 
                     @Override
                     public void channelInactive(ChannelHandlerContext ctx) {
-                        if (warm.get() == ctx.channel()) {
-                            mark(0);
+                        if (warm.remove(ctx.channel())) {
+                            if (warmEnded.incrementAndGet() == warmConnections) {
+                                mark(0);
+                            }
                             return;
                         }
                         synchronized (ended) {
@@ -271,6 +283,7 @@ public final class TwoProcessLoopback {
             long size = Long.parseLong(args[2]);
             int connections = args.length > 3 ? Integer.parseInt(args[3]) : 1;
             long warmup = args.length > 4 ? Long.parseLong(args[4]) : 0;
+            int warmConnections = args.length > 6 ? Integer.parseInt(args[6]) : 1;
             ChannelOptions options = args.length > 5 && !args[5].isEmpty()
                     ? ChannelOptions.builder().set(FerryChannelOption.CONGESTION_CONTROL, args[5]).build()
                     : ChannelOptions.empty();
@@ -279,11 +292,13 @@ public final class TwoProcessLoopback {
             CountDownLatch closed = new CountDownLatch(connections);
             try (Transports ferry = Transports.create()) {
                 if (warmup > 0) {
-                    CountDownLatch warmClosed = new CountDownLatch(1);
-                    Channel w = ferry.connect(args[0] + "://127.0.0.1:" + args[1],
-                            new Pump(warmup, chunk, new AtomicLong(Long.MIN_VALUE / 2), warmClosed), options).sync().channel();
-                    w.closeFuture().await();
-                    warmClosed.await(10, TimeUnit.SECONDS); // its pump marks the warm-up's end
+                    CountDownLatch warmClosed = new CountDownLatch(warmConnections);
+                    for (int k = 0; k < warmConnections; k++) {
+                        Channel w = ferry.connect(args[0] + "://127.0.0.1:" + args[1], new Pump(warmup / warmConnections,
+                                chunk, new AtomicLong(Long.MIN_VALUE / 2), warmClosed), options).sync().channel();
+                        w.closeFuture().await();
+                    }
+                    warmClosed.await(10, TimeUnit.SECONDS); // the last pump marks the warm-up's end
                 }
                 List<Channel> channels = new java.util.ArrayList<>();
                 for (int c = 0; c < connections; c++) {
