@@ -73,7 +73,7 @@ public class EngineRouteBenchmark {
             }
             // a data packet as this client would send it: the one routed is the last connection's
             for (ByteBuf a : answer) {
-                client.onPacket(a, 0);
+                client.onPacket(a, null, 0);
                 a.release();
             }
             client.write(Unpooled.wrappedBuffer(new byte[1400]));

@@ -180,7 +180,7 @@ public class EngineStagesBenchmark {
     private void receive(EngineConnection c, ByteBuf p) {
         try {
             if (c instanceof UtpConnection u) {
-                u.onPacket(p, now);
+                u.onPacket(p, null, now);
             } else {
                 ((UdtConnection) c).onDatagram(p, now);
             }

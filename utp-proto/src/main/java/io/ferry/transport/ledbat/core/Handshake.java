@@ -63,13 +63,31 @@ final class Handshake {
         peerConfirmed = true;
     }
 
-    /** The initiator sent its SYN again: our answer was lost, and the budget grows by one SYN's worth. */
-    void synRepeated() {
+    /**
+     * The initiator sent its SYN again. Before it proved its address our answer was lost: the budget grows by
+     * one SYN's worth and the answer goes again if it allows; afterwards only our acknowledgement was lost.
+     */
+    void onRepeatedSyn(SendPath send, ConnectionStats stats, long nowNanos) {
+        if (peerConfirmed) {
+            send.sendState(nowNanos);
+            return;
+        }
         synsReceived++;
+        answer(send, stats, nowNanos);
+    }
+
+    /** Sends our answer to the SYN (a STATE) if the amplification budget allows; false, and counted, if it does not. */
+    boolean answer(SendPath send, ConnectionStats stats, long nowNanos) {
+        if (!spendAnswer()) {
+            stats.handshakeAnswersWithheld++;
+            return false;
+        }
+        send.sendState(nowNanos);
+        return true;
     }
 
     /** Takes one answer from the budget; false if it is spent (the answer must not be sent). */
-    boolean spendAnswer() {
+    private boolean spendAnswer() {
         if (answers >= SynAnswer.MAX_AMPLIFICATION * synsReceived) {
             return false;
         }

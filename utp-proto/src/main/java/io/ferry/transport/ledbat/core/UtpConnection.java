@@ -129,8 +129,7 @@ public final class UtpConnection extends AbstractEngineConnection {
         c.stats.packetsReceived++;
         if (answer) {
             c.noteTimestamps(r, nowNanos);
-            c.handshake.spendAnswer();
-            c.send.sendState(nowNanos);
+            c.handshake.answer(c.send, c.stats, nowNanos);
             c.recovery.restartRetransmissionTimer(nowNanos);
         }
         c.out.event(CONNECTED);
@@ -161,18 +160,12 @@ public final class UtpConnection extends AbstractEngineConnection {
     }
 
     /**
-     * Processes one received datagram addressed to this connection. Malformed datagrams are counted
-     * and dropped; nothing is thrown for anything the peer sends.
+     * Processes one received datagram addressed to this connection. Malformed datagrams are counted and dropped;
+     * nothing is thrown for anything the peer sends. {@code parsed}: the header as the reader that routed the
+     * datagram parsed it (one parse per datagram), or {@code null}; one not {@link PacketReader#isViewOf a view of}
+     * {@code packet} is ignored.
      *
-     * @param packet   the datagram's bytes (readable bytes); the caller keeps ownership
-     */
-    public void onPacket(ByteBuf packet, long nowNanos) {
-        onPacket(packet, null, nowNanos);
-    }
-
-    /**
-     * As {@link #onPacket(ByteBuf, long)}, with the header {@code parsed} already by the reader that routed the
-     * datagram (one parse per datagram); a reader that is not {@link PacketReader#isViewOf a view of} {@code packet} is ignored.
+     * @param packet the datagram's bytes (readable bytes); the caller keeps ownership
      */
     public void onPacket(ByteBuf packet, PacketReader parsed, long nowNanos) {
         if (state == ConnectionState.TERMINATED) {
@@ -209,7 +202,7 @@ public final class UtpConnection extends AbstractEngineConnection {
                 return;
             }
             case RESET -> {
-                onReset();
+                terminate(phase.resetCause(inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()));
                 return;
             }
             case NOT_THE_ANSWER -> {
@@ -217,12 +210,7 @@ public final class UtpConnection extends AbstractEngineConnection {
             }
             case REPEATED_SYN -> {
                 noteTimestamps(reader, nowNanos);
-                if (!handshake.peerConfirmed()) {
-                    handshake.synRepeated();
-                    repeatHandshakeAnswer(nowNanos);
-                } else {
-                    send.sendState(nowNanos);
-                }
+                handshake.onRepeatedSyn(send, stats, nowNanos);
                 return;
             }
             case COMPLETES_HANDSHAKE -> completeHandshake(reader.seqNr());
@@ -430,16 +418,6 @@ public final class UtpConnection extends AbstractEngineConnection {
     // ------------------------------------------------------------------------------------------------
     // Receiving
 
-    /** Sends the handshake answer again if the amplification budget allows; false if it does not. */
-    private boolean repeatHandshakeAnswer(long nowNanos) {
-        if (!handshake.spendAnswer()) {
-            stats.handshakeAnswersWithheld++;
-            return false;
-        }
-        send.sendState(nowNanos);
-        return true;
-    }
-
     /** Completes the initiator's handshake on the acceptor's STATE ({@code seqNr}), whose sequence number its first data packet will carry. */
     private void completeHandshake(int seqNr) {
         enter(Phase.Established.CONFIRMED);
@@ -472,10 +450,6 @@ public final class UtpConnection extends AbstractEngineConnection {
         if (timestamps.rttNanos() > 0) {
             inbound.onRttSample(timestamps.rttNanos());
         }
-    }
-
-    private void onReset() {
-        terminate(phase.resetCause(inbound.isFinished() && send.isFinSent() && send.onlyFinUnacked()));
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -575,7 +549,7 @@ public final class UtpConnection extends AbstractEngineConnection {
                 failAndReset(UtpException.retransmitLimit(what, config.maxRetransmits()), nowNanos);
             }
             case REPEAT_HANDSHAKE_ANSWER -> {
-                if (!repeatHandshakeAnswer(nowNanos)) {
+                if (!handshake.answer(send, stats, nowNanos)) {
                     recovery.stopRetransmissionTimer(); // the budget is spent: wait for a repeated SYN or the connect timeout
                 }
             }

@@ -207,12 +207,12 @@ class ConnectionLifecycleTest {
         acceptor.abort(25 * MS);
         acceptor.releaseUncollected();
         // the initiator confirms the cached answer; the connection made from it then carries data both ways
-        client.onPacket(cached, 45 * MS);
+        client.onPacket(cached, null, 45 * MS);
         cached.release();
         assertEquals(ConnectionState.CONNECTED, client.state());
         ByteBuf confirmation = client.pollTransmit();
         UtpConnection revived = UtpConnection.revive(config, syn, 4242, 65 * MS);
-        revived.onPacket(confirmation, 65 * MS);
+        revived.onPacket(confirmation, null, 65 * MS);
         assertTrue(revived.isPeerConfirmed());
         confirmation.release();
         syn.release();
@@ -386,8 +386,8 @@ class ConnectionLifecycleTest {
                 UtpWire.EXTENSION_SELECTIVE_ACK, c.ids().recvId(), 1, 1, 1000, 1, 1);
         badSack.writeByte(0).writeByte(3).writeBytes(new byte[3]);
         try {
-            c.onPacket(runt, p.client.now());
-            c.onPacket(badSack, p.client.now());
+            c.onPacket(runt, null, p.client.now());
+            c.onPacket(badSack, null, p.client.now());
         } finally {
             runt.release();
             badSack.release();
@@ -422,8 +422,8 @@ class ConnectionLifecycleTest {
         io.ferry.transport.ledbat.wire.PacketWriter.writeHeader(state, PacketType.STATE, UtpWire.EXTENSION_NONE,
                 c.ids().recvId(), 1, 1, 0, farSeq, farAck);
         try {
-            c.onPacket(reset, p.client.now());
-            c.onPacket(state, p.client.now());
+            c.onPacket(reset, null, p.client.now());
+            c.onPacket(state, null, p.client.now());
         } finally {
             reset.release();
             state.release();

@@ -195,7 +195,7 @@ class GatheredDeliveryTest {
     /** Hands each datagram to the connection and releases it, then collects, as the endpoint does after each call. */
     private void receive(List<ByteBuf> datagrams) {
         for (ByteBuf d : datagrams) {
-            c.onPacket(d, now);
+            c.onPacket(d, null, now);
             d.release();
             c.collect(app);
             now += 1_000;

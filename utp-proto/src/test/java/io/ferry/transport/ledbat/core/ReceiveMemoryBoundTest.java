@@ -44,7 +44,7 @@ class ReceiveMemoryBoundTest {
                 c.beginReadBatch(); // in-order payload is then gathered (GatheredPayloads), charged at the buffer's size
             }
             ByteBuf datagram = packet(alloc, datagramBuffer, PacketType.DATA, peerRecvId + 1, UtpWire.seqAdd(first, i), 1, 6);
-            c.onPacket(datagram, now);
+            c.onPacket(datagram, null, now);
             datagram.release(); // the endpoint releases each datagram after the call
             app.collect(c);
             if (batch > 0 && (i % batch == batch - 1 || i == PACKETS - 1)) {

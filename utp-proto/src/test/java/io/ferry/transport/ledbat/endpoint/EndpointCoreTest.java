@@ -293,7 +293,7 @@ class EndpointCoreTest {
         assertEquals(toTenth, h.seqNr());
         Conn conn = new Conn(tenth, UtpConnection.revive(UtpConfig.defaults(), h.syn(), h.seqNr(), MS));
         first.accepted(conn);
-        conn.utp().onPacket(confirmTenth, MS);
+        conn.utp().onPacket(confirmTenth, null, MS);
         confirmTenth.release();
         assertTrue(conn.utp().isPeerConfirmed());
         first.promoted(conn);
@@ -495,7 +495,7 @@ class EndpointCoreTest {
                 if (h.revived()) {
                     conn = new Conn(from, UtpConnection.revive(UtpConfig.defaults(), h.syn(), h.seqNr(), now));
                     server.accepted(conn);
-                    conn.utp().onPacket(datagram, now);
+                    conn.utp().onPacket(datagram, null, now);
                 } else {
                     conn = new Conn(from, UtpConnection.accept(UtpConfig.defaults(), datagram, 7, now));
                     server.accepted(conn);
@@ -568,7 +568,7 @@ class EndpointCoreTest {
 
         void receive(ByteBuf packet) {
             if (utp != null) {
-                utp.onPacket(packet, events.now());
+                utp.onPacket(packet, null, events.now());
             }
             packet.release();
             afterCall();

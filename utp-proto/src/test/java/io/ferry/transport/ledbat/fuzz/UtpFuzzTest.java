@@ -102,7 +102,7 @@ class UtpFuzzTest {
                     default -> {
                         ByteBuf datagram = datagram(data, c, peerSeq);
                         try {
-                            c.onPacket(datagram, now);
+                            c.onPacket(datagram, null, now);
                         } finally {
                             datagram.release();
                         }

@@ -99,7 +99,7 @@ public final class SimPeer implements ConnectionSink {
             }
             return;
         }
-        connection.onPacket(packet, now());
+        connection.onPacket(packet, null, now());
         reschedule();
     }
 
