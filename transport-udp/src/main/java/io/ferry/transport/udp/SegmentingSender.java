@@ -17,10 +17,11 @@ import java.net.InetSocketAddress;
  * UDP and IP layers once per run instead of once per packet, and on loopback (or towards a receiver with
  * {@code UDP_GRO}) the run travels as one buffer. A run is packets of one size, the last of them possibly
  * shorter, at most {@value #MAX_SEGMENTS} of them and at most {@value #MAX_GSO_PAYLOAD} bytes together,
- * written with one {@code iovec}. Packets that are consecutive bytes of one buffer (a connection that writes
- * its packets side by side in a slab) go as one slice of it, uncopied, and a packet that does not follow them
- * starts the next run; other packets are copied into one buffer per run: a composite of the packets cost
- * Netty an NIO view per packet and a component each (the sender's largest allocation per GiB, JFR,
+ * written with one {@code iovec}. Packets given as places in a buffer the caller keeps ({@link #addPart}: a
+ * connection's packets side by side in a slab) that follow one another go as one slice of it, uncopied,
+ * retained once per run; a packet that does not follow them starts the next run. Packets given as buffers
+ * of their own ({@link #add}) are copied into one buffer per run: a composite of the packets cost Netty an
+ * NIO view per packet and a component each (the sender's largest allocation per GiB, JFR,
  * bench/results/2026-11-30-engine-cost) for what a 64 KiB copy does in a few microseconds.
  *
  * <p>What is not part of a run goes out as a plain datagram, in order; runs are written when the endpoint
@@ -49,8 +50,10 @@ public final class SegmentingSender {
     private int segmentSize;
     private int runBytes;
     private boolean sealed;
-    /** Whether the run's packets are consecutive bytes of one buffer, so that it leaves as a slice of it. */
-    private boolean adjacent;
+    /** The buffer a run of places lies in (retained once for the run), null for a run of buffers. */
+    private ByteBuf runWhole;
+    /** Where that run starts in it. */
+    private int runStart;
     private InetSocketAddress to;
     private long segmentedSends;
     private long segmentsSent;
@@ -75,21 +78,52 @@ public final class SegmentingSender {
             writePlain(packet, to);
             return;
         }
-        boolean follows = count > 0 && follows(run[count - 1], packet);
-        if (count > 0 && (sealed || size > segmentSize || count == MAX_SEGMENTS
-                || runBytes + size > MAX_GSO_PAYLOAD || !sameAddress(to, this.to) || (adjacent && count > 1 && !follows))) {
+        if (count > 0 && (runWhole != null || !joins(size, to))) {
             drain();
         }
         if (count == 0) {
-            this.to = to;
-            segmentSize = size;
-            runBytes = 0;
-            sealed = false;
-            adjacent = true;
-        } else {
-            adjacent &= follows;
+            start(size, to);
         }
         run[count++] = packet;
+        grow(size);
+    }
+
+    /**
+     * Queues bytes {@code offset} to {@code offset + length} of {@code whole} for {@code to}; {@code whole}
+     * stays the caller's (a run retains it once). Written by the next {@link #drain()} at the latest.
+     */
+    public void addPart(ByteBuf whole, int offset, int length, InetSocketAddress to) {
+        if (!segmenting || length == 0 || 2 * length > MAX_GSO_PAYLOAD) {
+            drain();
+            writePlain(whole.retainedSlice(offset, length), to);
+            return;
+        }
+        if (count > 0 && (whole != runWhole || offset != runStart + runBytes || !joins(length, to))) {
+            drain();
+        }
+        if (count == 0) {
+            start(length, to);
+            runWhole = whole.retain();
+            runStart = offset;
+        }
+        count++;
+        grow(length);
+    }
+
+    /** Whether a packet of {@code size} bytes for {@code to} may join the run being gathered. */
+    private boolean joins(int size, InetSocketAddress to) {
+        return !sealed && size <= segmentSize && count < MAX_SEGMENTS && runBytes + size <= MAX_GSO_PAYLOAD
+                && sameAddress(to, this.to);
+    }
+
+    private void start(int size, InetSocketAddress to) {
+        this.to = to;
+        segmentSize = size;
+        runBytes = 0;
+        sealed = false;
+    }
+
+    private void grow(int size) {
         runBytes += size;
         if (size < segmentSize) {
             sealed = true; // only the last segment of a run may be shorter
@@ -101,6 +135,10 @@ public final class SegmentingSender {
         if (count == 0) {
             return;
         }
+        if (runWhole != null) {
+            drainPlaces();
+            return;
+        }
         if (count == 1) {
             ByteBuf only = run[0];
             run[0] = null;
@@ -108,20 +146,12 @@ public final class SegmentingSender {
             writePlain(only, to);
             return;
         }
-        ByteBuf gathered;
-        if (adjacent) {
-            ByteBuf first = run[0];
-            ByteBuf whole = whole(first);
-            gathered = whole.retainedSlice((int) (first.memoryAddress() + first.readerIndex() - whole.memoryAddress()), runBytes);
-            adjacentSends++;
-        } else {
-            gathered = socket.alloc().directBuffer(runBytes);
-            for (int i = 0; i < count; i++) {
-                ByteBuf packet = run[i];
-                int size = packet.readableBytes();
-                packet.getBytes(packet.readerIndex(), gathered, gathered.writerIndex(), size); // address to address
-                gathered.writerIndex(gathered.writerIndex() + size);
-            }
+        ByteBuf gathered = socket.alloc().directBuffer(runBytes);
+        for (int i = 0; i < count; i++) {
+            ByteBuf packet = run[i];
+            int size = packet.readableBytes();
+            packet.getBytes(packet.readerIndex(), gathered, gathered.writerIndex(), size); // address to address
+            gathered.writerIndex(gathered.writerIndex() + size);
         }
         for (int i = 0; i < count; i++) {
             run[i].release();
@@ -134,8 +164,30 @@ public final class SegmentingSender {
         sent.addListener(refusal);
     }
 
+    /** Writes a run of places as one slice of their buffer, which carries the run's reference. */
+    private void drainPlaces() {
+        ByteBuf bytes = runWhole.slice(runStart, runBytes);
+        runWhole = null;
+        int n = count;
+        count = 0;
+        if (n == 1) {
+            writePlain(bytes, to);
+            return;
+        }
+        adjacentSends++;
+        segmentedSends++;
+        segmentsSent += n;
+        socket.write(new SegmentedDatagramPacket(bytes, segmentSize, to)).addListener(refusal);
+    }
+
     /** Releases what is gathered and not yet written (the socket is closing). */
     public void discard() {
+        if (runWhole != null) {
+            runWhole.release();
+            runWhole = null;
+            count = 0;
+            return;
+        }
         for (int i = 0; i < count; i++) {
             run[i].release();
             run[i] = null;
@@ -153,7 +205,7 @@ public final class SegmentingSender {
         return segmentedSends;
     }
 
-    /** GSO sends that left as a slice of the packets' own buffer, uncopied. */
+    /** GSO sends that left as a slice of the buffer their places lie in, uncopied ({@link #addPart}). */
     public long adjacentSends() {
         return adjacentSends;
     }
@@ -183,28 +235,6 @@ public final class SegmentingSender {
             segmenting = false;
             log.debug("UDP segmentation refused on {} ({}); sending plain datagrams from now on", f.channel(), f.cause().toString());
         }
-    }
-
-    /** Whether {@code next} starts where {@code packet} ends, both inside the same buffer. */
-    private static boolean follows(ByteBuf packet, ByteBuf next) {
-        if (!packet.hasMemoryAddress() || !next.hasMemoryAddress()
-                || packet.memoryAddress() + packet.writerIndex() != next.memoryAddress() + next.readerIndex()) {
-            return false;
-        }
-        ByteBuf whole = whole(packet);
-        return whole != packet && whole == whole(next) && whole.hasMemoryAddress();
-    }
-
-    /**
-     * The buffer {@code packet} is a part of, through slices and wrappers (the leak detector wraps a tracked
-     * buffer and every slice of it), or {@code packet} itself.
-     */
-    private static ByteBuf whole(ByteBuf packet) {
-        ByteBuf b = packet;
-        for (ByteBuf outer; (outer = b.unwrap()) != null; ) {
-            b = outer;
-        }
-        return b;
     }
 
     private static boolean sameAddress(InetSocketAddress a, InetSocketAddress b) {

@@ -94,24 +94,29 @@ class SegmentingSenderTest {
     }
 
     @Test
-    void packetsSideBySideInOneBufferLeaveAsASliceOfItAndAnyOtherPacketStartsTheNextRun() throws Exception {
+    void placesSideBySideInOneBufferLeaveAsASliceOfItRetainedOncePerRunAndAnyOtherPacketStartsTheNextRun() throws Exception {
         Receiver receiver = receiver();
         DatagramChannel socket = sender(false);
         ByteBuf slab = socket.alloc().directBuffer(10_000, 10_000);
         try {
             List<byte[]> sent = new ArrayList<>();
-            for (int i = 0; i < 11; i++) {
+            for (int i = 0; i < 8; i++) {
                 sent.add(packet(1000, i));
             }
+            int[] offsets = {0, 1000, 2000, 3000, 4000, 6000, 7000}; // 6000 does not follow 4000
+            for (int i = 0; i < offsets.length; i++) {
+                slab.setBytes(offsets[i], sent.get(i));
+            }
+            int[] refsWhileGathering = new int[1];
             SegmentingSender sender = onLoop(socket, () -> {
                 SegmentingSender s = new SegmentingSender(socket, false, true);
-                for (int i = 0; i < 5; i++) { // slices 0-4 of the slab, side by side
-                    s.add(slab.retainedSlice(i * 1000, 1000).clear().writeBytes(sent.get(i)), receiver.address);
+                for (int i = 0; i < 5; i++) {
+                    s.addPart(slab, offsets[i], 1000, receiver.address);
                 }
-                s.add(buffer(socket, sent.get(5)), receiver.address); // elsewhere: the slab's run is written
-                for (int i = 6; i < 11; i++) { // slices 5-9: they do not follow the lone packet, so they are copied
-                    s.add(slab.retainedSlice((i - 1) * 1000, 1000).clear().writeBytes(sent.get(i)), receiver.address);
-                }
+                refsWhileGathering[0] = slab.refCnt();
+                s.addPart(slab, offsets[5], 1000, receiver.address); // a gap: the first run is written
+                s.addPart(slab, offsets[6], 1000, receiver.address);
+                s.add(buffer(socket, sent.get(7)), receiver.address); // a buffer of its own: alone, plain
                 s.drain();
                 socket.flush();
                 return s;
@@ -119,10 +124,12 @@ class SegmentingSenderTest {
             for (byte[] expected : sent) {
                 assertArrayEquals(expected, receiver.next(), "each packet arrives as its own datagram, intact and in order");
             }
+            assertEquals(2, refsWhileGathering[0], "five places, one reference for their run");
             assertEquals(2, sender.segmentedSends());
-            assertEquals(1, sender.adjacentSends(), "the slab's five packets left as one slice of it");
-            assertEquals(11, sender.segmentsSent());
-            assertEquals(1, onLoop(socket, slab::refCnt), "every slice and the run's slice released: only the slab's own reference");
+            assertEquals(2, sender.adjacentSends(), "both runs left as slices of the slab");
+            assertEquals(7, sender.segmentsSent());
+            assertEquals(1, sender.plainSends());
+            assertEquals(1, onLoop(socket, slab::refCnt), "every run's slice released: only the slab's own reference");
         } finally {
             slab.release();
             socket.close().sync();

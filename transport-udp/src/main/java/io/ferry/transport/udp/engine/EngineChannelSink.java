@@ -21,6 +21,11 @@ final class EngineChannelSink implements ConnectionSink {
     }
 
     @Override
+    public void sendPart(ByteBuf whole, int offset, int length) {
+        channel.endpoint.sendPart(whole, offset, length, channel.remote);
+    }
+
+    @Override
     public void connected() {
         channel.onConnected();
     }

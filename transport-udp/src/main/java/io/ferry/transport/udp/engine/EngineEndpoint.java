@@ -190,6 +190,22 @@ public abstract class EngineEndpoint<Ch extends EngineChannel<?, ?>> {
             return;
         }
         sender.add(packet, to);
+        flushOwed();
+    }
+
+    /**
+     * Sends bytes {@code offset} to {@code offset + length} of {@code whole}, which stays the caller's
+     * (a connection's packet in its slab; the sender retains it once per run), as {@link #send}.
+     */
+    public final void sendPart(ByteBuf whole, int offset, int length, InetSocketAddress to) {
+        if (socket == null || !socket.isActive()) {
+            return;
+        }
+        sender.addPart(whole, offset, length, to);
+        flushOwed();
+    }
+
+    private void flushOwed() {
         flushOwed = true;
         if (!inReadBatch && !flushScheduled) {
             flushScheduled = true;

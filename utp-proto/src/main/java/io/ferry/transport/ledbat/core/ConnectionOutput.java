@@ -10,6 +10,11 @@ import java.util.function.BooleanSupplier;
  * in-order payloads for the application, and events. The connection only adds here; the driver takes
  * through {@link UtpConnection#pollTransmit}, {@link UtpConnection#pollData} and
  * {@link UtpConnection#pollEvents}, after each call into the connection.
+ *
+ * <p>A datagram is a buffer of its own ({@link #send}) or a place in a buffer the connection keeps
+ * ({@link #sendPart}: a packet in its slab, {@link PacketBuffers}). The queue holds one reference to such a
+ * buffer for each run of places in it queued one after another, not one per datagram, so that it stays
+ * valid until the driver took them, whatever the connection releases meanwhile.
  */
 public final class ConnectionOutput {
     /** Event bit: the handshake completed. */
@@ -21,14 +26,19 @@ public final class ConnectionOutput {
     /** The event bit {@link #closed} sets. */
     public static final int CLOSED = 8;
 
-    private final ArrayDeque<ByteBuf> transmits = new ArrayDeque<>();
+    private final Transmits transmits = new Transmits();
     private final ArrayDeque<ByteBuf> data = new ArrayDeque<>();
     private int events;
     private Throwable closeCause;
 
     /** A datagram for the peer (ownership passes to this queue). */
     public void send(ByteBuf packet) {
-        transmits.add(packet);
+        transmits.add(packet, -1, 0);
+    }
+
+    /** A datagram for the peer: bytes {@code offset} to {@code offset + length} of {@code whole}, which stays the caller's. */
+    public void sendPart(ByteBuf whole, int offset, int length) {
+        transmits.add(whole, offset, length);
     }
 
     /** In-order payload for the application (ownership passes to this queue). */
@@ -45,6 +55,7 @@ public final class ConnectionOutput {
         events |= CLOSED;
     }
 
+    /** The next datagram, a buffer of its own (a place in a buffer comes as a retained slice); ownership passes. */
     public ByteBuf pollTransmit() {
         return transmits.poll();
     }
@@ -77,8 +88,7 @@ public final class ConnectionOutput {
         boolean found;
         do {
             found = false;
-            for (ByteBuf p; transmit && (p = transmits.poll()) != null; ) {
-                sink.send(p);
+            while (transmit && transmits.takeTo(sink)) {
                 found = true;
             }
             int e = pollEvents();
@@ -104,11 +114,153 @@ public final class ConnectionOutput {
 
     /** Releases whatever was not collected. */
     public void releaseAll() {
-        for (ByteBuf b; (b = transmits.poll()) != null; ) {
-            b.release();
-        }
+        transmits.releaseAll();
         for (ByteBuf b; (b = data.poll()) != null; ) {
             b.release();
+        }
+    }
+
+    /**
+     * Datagrams in the order they leave, in parallel arrays of a growing ring: the buffer, where the
+     * datagram starts in it (-1: the whole buffer, owned) and its length, and whether the entry holds the
+     * queue's reference to its buffer (the first of a run of places in one buffer; the rest share it).
+     */
+    private static final class Transmits {
+        private ByteBuf[] bufs = new ByteBuf[16];
+        private int[] offsets = new int[16];
+        private int[] lengths = new int[16];
+        private boolean[] holds = new boolean[16];
+        private int head;
+        private int size;
+        /** The buffer of the last place queued while the queue holds a reference to it, else null. */
+        private ByteBuf held;
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        void add(ByteBuf buf, int offset, int length) {
+            boolean hold = false;
+            if (offset >= 0 && buf != held) {
+                buf.retain(); // once per run of places in one buffer
+                held = buf;
+                hold = true;
+            }
+            if (size == bufs.length) {
+                grow();
+            }
+            int i = (head + size) & (bufs.length - 1);
+            bufs[i] = buf;
+            offsets[i] = offset;
+            lengths[i] = length;
+            holds[i] = hold;
+            size++;
+        }
+
+        /** Hands the first datagram to {@code sink}; false if there is none. What the sink queues meanwhile follows it. */
+        boolean takeTo(ConnectionSink sink) {
+            if (size == 0) {
+                return false;
+            }
+            int i = head;
+            ByteBuf buf = bufs[i];
+            int offset = offsets[i];
+            int length = lengths[i];
+            boolean hold = holds[i];
+            remove(i);
+            if (offset < 0) {
+                sink.send(buf);
+                return true;
+            }
+            try {
+                sink.sendPart(buf, offset, length);
+            } finally {
+                handOn(buf, hold);
+            }
+            return true;
+        }
+
+        ByteBuf poll() {
+            if (size == 0) {
+                return null;
+            }
+            int i = head;
+            ByteBuf buf = bufs[i];
+            int offset = offsets[i];
+            int length = lengths[i];
+            boolean hold = holds[i];
+            remove(i);
+            if (offset < 0) {
+                return buf;
+            }
+            ByteBuf slice = buf.retainedSlice(offset, length);
+            handOn(buf, hold);
+            return slice;
+        }
+
+        void releaseAll() {
+            while (size > 0) {
+                int i = head;
+                ByteBuf buf = bufs[i];
+                boolean owned = offsets[i] < 0;
+                boolean hold = holds[i];
+                remove(i);
+                if (owned) {
+                    buf.release();
+                } else {
+                    handOn(buf, hold);
+                }
+            }
+        }
+
+        /**
+         * A place in {@code buf} left the queue; if it held the queue's reference ({@code hold}), the reference
+         * goes to the next place queued in the same buffer, if one follows, or back to the buffer.
+         */
+        private void handOn(ByteBuf buf, boolean hold) {
+            if (!hold) {
+                return;
+            }
+            for (int k = 0; k < size; k++) {
+                int j = (head + k) & (bufs.length - 1);
+                if (offsets[j] >= 0) {
+                    if (bufs[j] == buf) {
+                        holds[j] = true; // the next place in the same buffer carries the reference on
+                        return;
+                    }
+                    break;
+                }
+            }
+            if (held == buf) {
+                held = null;
+            }
+            buf.release();
+        }
+
+        private void remove(int i) {
+            bufs[i] = null;
+            head = (head + 1) & (bufs.length - 1);
+            size--;
+        }
+
+        private void grow() {
+            int n = bufs.length;
+            ByteBuf[] b = new ByteBuf[2 * n];
+            int[] o = new int[2 * n];
+            int[] l = new int[2 * n];
+            boolean[] h = new boolean[2 * n];
+            for (int k = 0; k < size; k++) {
+                int from = (head + k) & (n - 1);
+                b[k] = bufs[from];
+                o[k] = offsets[from];
+                l[k] = lengths[from];
+                h[k] = holds[from];
+            }
+            bufs = b;
+            offsets = o;
+            lengths = l;
+            holds = h;
+            head = 0;
         }
     }
 }

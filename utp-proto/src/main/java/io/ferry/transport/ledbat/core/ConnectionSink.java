@@ -14,6 +14,16 @@ public interface ConnectionSink {
     /** A datagram for the peer; ownership passes. */
     void send(ByteBuf packet);
 
+    /**
+     * A datagram for the peer: bytes {@code offset} to {@code offset + length} of {@code whole}, a buffer the
+     * connection keeps (its packets side by side, {@code PacketBuffers}). {@code whole} is valid during the
+     * call only: a sink that keeps the bytes retains it, once for a run of consecutive places (the UDP
+     * driver sends such a run as one slice of it). By default, a retained slice goes to {@link #send}.
+     */
+    default void sendPart(ByteBuf whole, int offset, int length) {
+        send(whole.retainedSlice(offset, length));
+    }
+
     /** The handshake completed. */
     void connected();
 

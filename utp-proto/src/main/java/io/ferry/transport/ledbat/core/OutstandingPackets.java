@@ -31,9 +31,12 @@ final class OutstandingPackets {
     private static final byte SACKED = 4;
     private static final byte DEPARTED = 8;
 
-    /** Where packets' buffers come from and where acknowledged ones go back. */
+    /** Where packets are placed and where acknowledged ones go back. */
     private final PacketBuffers buffers;
-    private ByteBuf[] packets = new ByteBuf[INITIAL_CAPACITY];
+    /** Each packet's place: the slab holding it, where in it it starts, and its size (header included). */
+    private PacketBuffers.Slab[] slabs = new PacketBuffers.Slab[INITIAL_CAPACITY];
+    private int[] offsets = new int[INITIAL_CAPACITY];
+    private int[] sizes = new int[INITIAL_CAPACITY];
     private int[] payloads = new int[INITIAL_CAPACITY];
     private long[] sentAt = new long[INITIAL_CAPACITY];
     private long[] sendOrder = new long[INITIAL_CAPACITY];
@@ -50,12 +53,12 @@ final class OutstandingPackets {
     private int departedCount;
     private int lostScanFrom;
 
-    /** A ring that releases each packet's buffer when it is acknowledged (nothing is reused). */
+    /** A ring that gives each packet a buffer of its own, released when it is acknowledged (nothing is reused). */
     OutstandingPackets() {
         this(new PacketBuffers(ByteBufAllocator.DEFAULT, 0));
     }
 
-    /** A ring that gives each acknowledged packet's buffer back to {@code buffers} for reuse. */
+    /** A ring that places packets in {@code buffers}' slabs and gives each acknowledged one back. */
     OutstandingPackets(PacketBuffers buffers) {
         this.buffers = buffers;
     }
@@ -108,20 +111,39 @@ final class OutstandingPackets {
     }
 
     /**
-     * Adds a packet that has not been sent yet. Its sequence number must follow the last one held (or
-     * be anything when empty). Ownership of {@code packet} passes to this ring.
+     * Adds a packet that has not been sent yet and places its {@code size} bytes, to be written at
+     * {@link #offset}({@code seq}) of {@link #buffer}({@code seq}): the next bytes of the connection's slab
+     * ({@link PacketBuffers}), after the packet before it. Its sequence number must follow the last one
+     * held (or be anything when empty).
      */
+    void add(int seq, int size, int payload) {
+        checkFollows(seq);
+        PacketBuffers.Slab slab = buffers.take(size);
+        put(seq, slab, buffers.lastOffset(), size, payload);
+    }
+
+    /** As {@link #add(int, int, int)}, for a packet already written: its readable bytes (ownership passes). */
     void add(int seq, ByteBuf packet, int payload) {
+        checkFollows(seq);
+        put(seq, PacketBuffers.own(packet), packet.readerIndex(), packet.readableBytes(), payload);
+    }
+
+    private void checkFollows(int seq) {
         if (count == 0) {
             firstSeq = seq;
         } else if (seq != UtpWire.seqAdd(firstSeq, count)) {
             throw new IllegalStateException("seq " + seq + " does not follow " + UtpWire.seqAdd(firstSeq, count - 1));
         }
-        if (count == packets.length) {
+    }
+
+    private void put(int seq, PacketBuffers.Slab slab, int offset, int size, int payload) {
+        if (count == slabs.length) {
             grow();
         }
         int i = seq & mask;
-        packets[i] = packet;
+        slabs[i] = slab;
+        offsets[i] = offset;
+        sizes[i] = size;
         payloads[i] = payload;
         sentAt[i] = 0;
         sendOrder[i] = 0;
@@ -131,16 +153,19 @@ final class OutstandingPackets {
         unackedPayloadBytes += payload;
     }
 
-    /**
-     * An empty buffer for a packet of up to {@code size} bytes that this ring will hold ({@link #add}):
-     * the next bytes of the connection's slab ({@link PacketBuffers}), after the packet before it.
-     */
-    ByteBuf newPacketBuffer(int size) {
-        return buffers.take(size);
+    /** The buffer packet {@code seq} lies in (shared with the packets beside it). */
+    ByteBuf buffer(int seq) {
+        return slabs[seq & mask].buf;
     }
 
-    ByteBuf packet(int seq) {
-        return packets[seq & mask];
+    /** Where packet {@code seq} starts in its {@link #buffer}. */
+    int offset(int seq) {
+        return offsets[seq & mask];
+    }
+
+    /** Packet {@code seq}'s size, header included. */
+    int size(int seq) {
+        return sizes[seq & mask];
     }
 
     int payload(int seq) {
@@ -260,8 +285,8 @@ final class OutstandingPackets {
             unackedPayloadBytes -= payloads[i];
             newlyAcked = payloads[i];
         }
-        packets[i].release();
-        packets[i] = null;
+        buffers.release(slabs[i]);
+        slabs[i] = null;
         flags[i] = 0;
         firstSeq = UtpWire.seqAdd(firstSeq, 1);
         count--;
@@ -292,9 +317,9 @@ final class OutstandingPackets {
         buffers.releaseAll();
         for (int d = 0; d < count; d++) {
             int i = (firstSeq + d) & mask;
-            if (packets[i] != null) {
-                packets[i].release();
-                packets[i] = null;
+            if (slabs[i] != null) {
+                buffers.release(slabs[i]);
+                slabs[i] = null;
             }
             flags[i] = 0;
         }
@@ -320,8 +345,10 @@ final class OutstandingPackets {
     }
 
     private void grow() {
-        int capacity = packets.length * 2;
-        ByteBuf[] newPackets = new ByteBuf[capacity];
+        int capacity = slabs.length * 2;
+        PacketBuffers.Slab[] newSlabs = new PacketBuffers.Slab[capacity];
+        int[] newOffsets = new int[capacity];
+        int[] newSizes = new int[capacity];
         int[] newPayloads = new int[capacity];
         long[] newSentAt = new long[capacity];
         long[] newSendOrder = new long[capacity];
@@ -332,14 +359,18 @@ final class OutstandingPackets {
             int seq = (firstSeq + d) & UtpWire.SEQ_MASK;
             int from = seq & mask;
             int to = seq & newMask;
-            newPackets[to] = packets[from];
+            newSlabs[to] = slabs[from];
+            newOffsets[to] = offsets[from];
+            newSizes[to] = sizes[from];
             newPayloads[to] = payloads[from];
             newSentAt[to] = sentAt[from];
             newSendOrder[to] = sendOrder[from];
             newTransmissions[to] = transmissions[from];
             newFlags[to] = flags[from];
         }
-        packets = newPackets;
+        slabs = newSlabs;
+        offsets = newOffsets;
+        sizes = newSizes;
         payloads = newPayloads;
         sentAt = newSentAt;
         sendOrder = newSendOrder;

@@ -300,9 +300,9 @@ final class SendPath {
     }
 
     void sendSyn(long nowNanos) {
-        ByteBuf p = alloc.ioBuffer(UtpWire.HEADER_SIZE);
-        PacketWriter.writeHeader(p, PacketType.SYN, UtpWire.EXTENSION_NONE, ids.recvId(), 0, 0, 0, seqNr, 0);
-        outstanding.add(seqNr, p, 0);
+        outstanding.add(seqNr, UtpWire.HEADER_SIZE, 0);
+        PacketWriter.writeHeaderAt(outstanding.buffer(seqNr), outstanding.offset(seqNr), PacketType.SYN,
+                UtpWire.EXTENSION_NONE, ids.recvId(), 0, 0, 0, seqNr, 0);
         int seq = seqNr;
         seqNr = UtpWire.seqAdd(seqNr, 1);
         transmit(seq, nowNanos);
@@ -315,13 +315,14 @@ final class SendPath {
 
     /** Packetizes the next {@code payload} bytes (or the FIN) and puts the packet on the wire. */
     private void newPacket(int payload, boolean fin, long nowNanos, long rate) {
-        ByteBuf p = outstanding.newPacketBuffer(UtpWire.HEADER_SIZE + payload);
-        PacketWriter.writeHeader(p, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE, ids.sendId(),
-                0, 0, 0, seqNr, inbound.ackNr());
+        outstanding.add(seqNr, UtpWire.HEADER_SIZE + payload, payload);
+        ByteBuf slab = outstanding.buffer(seqNr);
+        int at = outstanding.offset(seqNr);
+        PacketWriter.writeHeaderAt(slab, at, fin ? PacketType.FIN : PacketType.DATA, UtpWire.EXTENSION_NONE,
+                ids.sendId(), 0, 0, 0, seqNr, inbound.ackNr());
         if (payload > 0) {
-            sendQueue.transferTo(p, payload);
+            sendQueue.transferTo(slab, at + UtpWire.HEADER_SIZE, payload);
         }
-        outstanding.add(seqNr, p, payload);
         if (fin) {
             finSent = true;
             finSeq = seqNr;
@@ -338,9 +339,10 @@ final class SendPath {
 
     /** As {@link #transmit(int, long)}, at pacing {@code rate} (bytes per second) computed by the caller. */
     private void transmit(int seq, long nowNanos, long rate) {
-        ByteBuf p = outstanding.packet(seq);
+        ByteBuf slab = outstanding.buffer(seq);
+        int at = outstanding.offset(seq);
         long window = inbound.window();
-        PacketWriter.refresh(p, UtpWire.micros32(nowNanos), timestamps.replyMicros(), window, inbound.ackNr());
+        PacketWriter.refreshAt(slab, at, UtpWire.micros32(nowNanos), timestamps.replyMicros(), window, inbound.ackNr());
         int payload = outstanding.payload(seq);
         boolean retransmission = outstanding.transmissions(seq) > 0;
         if (retransmission) {
@@ -358,9 +360,9 @@ final class SendPath {
         }
         pacer.onSent(UtpWire.HEADER_SIZE + payload, nowNanos, rate);
         recovery.onTransmitted(nowNanos);
-        // the stored packet itself, one more reference: every reader of a datagram reads it at absolute
-        // indices (no duplicate object per transmission); a retransmission refreshes the same bytes anyway
-        out.send(p.retain());
+        // the stored packet's place, no buffer of its own: the output holds the slab until the driver took
+        // the packet (PacketBuffers); a retransmission refreshes the same bytes anyway
+        out.sendPart(slab, at, outstanding.size(seq));
     }
 
     /** An acknowledgement (with selective ACKs when something is missing); also the handshake's answer. */

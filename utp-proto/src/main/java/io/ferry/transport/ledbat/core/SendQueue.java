@@ -10,7 +10,7 @@ import java.util.ArrayDeque;
  * write completes when its bytes are taken here, and its owner may then change or reuse the buffer while
  * the bytes still wait for the window (Netty's {@code SocketBufReleaseTest} found that: the buffer's count
  * was still the queue's when the write said it was done). Bytes become eligible for sending when flushed,
- * and are copied into the packet.
+ * and are copied into the packet's place in its slab.
  */
 final class SendQueue {
     private final ArrayDeque<ByteBuf> chunks = new ArrayDeque<>();
@@ -42,8 +42,8 @@ final class SendQueue {
         return flushedBytes;
     }
 
-    /** Moves {@code length} flushed bytes into {@code out}. */
-    void transferTo(ByteBuf out, int length) {
+    /** Moves {@code length} flushed bytes into {@code out} from index {@code at}, leaving its indices alone. */
+    void transferTo(ByteBuf out, int at, int length) {
         if (length > flushedBytes) {
             throw new IllegalStateException("only " + flushedBytes + " flushed bytes, asked for " + length);
         }
@@ -51,7 +51,8 @@ final class SendQueue {
         while (remaining > 0) {
             ByteBuf head = chunks.peek();
             int n = Math.min(remaining, head.readableBytes());
-            ByteCopy.move(out, head, n);
+            head.getBytes(head.readerIndex(), out, at + length - remaining, n); // address to address (ByteCopy)
+            head.skipBytes(n);
             remaining -= n;
             if (!head.isReadable()) {
                 chunks.poll().release();

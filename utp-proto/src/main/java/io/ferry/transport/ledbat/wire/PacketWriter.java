@@ -28,16 +28,27 @@ public final class PacketWriter {
     public static void writeHeader(ByteBuf out, PacketType type, int firstExtension, int connectionId,
                                    int timestampMicros, int timestampDifference, long windowSize,
                                    int seqNr, int ackNr) {
-        // three writes instead of eight: each ByteBuf write checks bounds and the reference count
         out.ensureWritable(UtpWire.HEADER_SIZE);
         int at = out.writerIndex();
+        writeHeaderAt(out, at, type, firstExtension, connectionId, timestampMicros, timestampDifference, windowSize,
+                seqNr, ackNr);
+        out.writerIndex(at + UtpWire.HEADER_SIZE);
+    }
+
+    /**
+     * Writes a 20-byte header at index {@code at} of {@code out}, leaving its indices alone (a packet placed
+     * in a connection's slab); the parameters as {@link #writeHeader}.
+     */
+    public static void writeHeaderAt(ByteBuf out, int at, PacketType type, int firstExtension, int connectionId,
+                                     int timestampMicros, int timestampDifference, long windowSize,
+                                     int seqNr, int ackNr) {
+        // three writes instead of eight: each ByteBuf write checks bounds and the reference count
         out.setLong(at, (long) ((type.code() << 4) | UtpWire.VERSION) << 56
                 | (long) (firstExtension & 0xFF) << 48
                 | (long) (connectionId & 0xFFFF) << 32
                 | (timestampMicros & 0xFFFF_FFFFL));
         out.setLong(at + UtpWire.OFFSET_TIMESTAMP_DIFFERENCE, (long) timestampDifference << 32 | clampWindow(windowSize));
         out.setInt(at + UtpWire.OFFSET_SEQ_NR, (seqNr & 0xFFFF) << 16 | (ackNr & 0xFFFF));
-        out.writerIndex(at + UtpWire.HEADER_SIZE);
     }
 
     /**
@@ -63,7 +74,12 @@ public final class PacketWriter {
      */
     public static void refresh(ByteBuf packet, int timestampMicros, int timestampDifference, long windowSize,
                                int ackNr) {
-        int base = packet.readerIndex();
+        refreshAt(packet, packet.readerIndex(), timestampMicros, timestampDifference, windowSize, ackNr);
+    }
+
+    /** As {@link #refresh}, for the header at index {@code base} of {@code packet}. */
+    public static void refreshAt(ByteBuf packet, int base, int timestampMicros, int timestampDifference, long windowSize,
+                                 int ackNr) {
         packet.setLong(base + UtpWire.OFFSET_TIMESTAMP, (long) timestampMicros << 32 | (timestampDifference & 0xFFFF_FFFFL));
         packet.setInt(base + UtpWire.OFFSET_WINDOW, (int) clampWindow(windowSize));
         packet.setShort(base + UtpWire.OFFSET_ACK_NR, ackNr);

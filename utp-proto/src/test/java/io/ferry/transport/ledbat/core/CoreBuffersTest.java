@@ -34,10 +34,10 @@ class CoreBuffersTest {
         assertEquals(11, q.queuedBytes());
         assertEquals(0, q.flushedBytes());
         ByteBuf out = Unpooled.buffer();
-        assertThrows(IllegalStateException.class, () -> q.transferTo(out, 1), "nothing is flushed yet");
+        assertThrows(IllegalStateException.class, () -> q.transferTo(out, 0, 1), "nothing is flushed yet");
         q.flush();
-        q.transferTo(out, 8);
-        assertEquals("hello wo", out.toString(StandardCharsets.US_ASCII));
+        q.transferTo(out, 0, 8);
+        assertEquals("hello wo", out.toString(0, 8, StandardCharsets.US_ASCII));
         assertEquals(3, q.queuedBytes());
         q.releaseAll();
         assertEquals(0, q.queuedBytes());
@@ -117,7 +117,10 @@ class CoreBuffersTest {
         assertEquals(UtpWire.seqAdd(first, 22), o.firstSeq());
         assertEquals(18, o.count());
         assertEquals(0, sent[0].refCnt(), "an acknowledged packet's buffer is released");
-        assertSame(sent[30], o.packet(UtpWire.seqAdd(first, 30)));
+        int thirty = UtpWire.seqAdd(first, 30);
+        assertSame(sent[30], o.buffer(thirty), "a packet written elsewhere is held whole");
+        assertEquals(0, o.offset(thirty));
+        assertEquals(sent[30].readableBytes(), o.size(thirty));
         o.releaseAll();
         assertTrue(o.isEmpty());
         assertEquals(0, o.bytesInFlight());
@@ -130,52 +133,48 @@ class CoreBuffersTest {
     void packetsAreWrittenSideBySideInOneSlabWhichStartsOverOnlyWhenNobodyHoldsAPartOfIt() {
         PacketBuffers slabs = new PacketBuffers(UnpooledByteBufAllocator.DEFAULT, 1500);
         OutstandingPackets o = new OutstandingPackets(slabs);
-        ByteBuf first = o.newPacketBuffer(1500);
-        assertEquals(1500, first.capacity());
-        o.add(1, first.writeZero(1500), 1480);
-        ByteBuf second = o.newPacketBuffer(100);
-        assertEquals(first.memoryAddress() + 1500, second.memoryAddress(), "the next packet starts where the last one ends");
-        assertSame(slabOf(first), slabOf(second), "in the same slab");
-        ByteBuf slab = slabOf(first);
+        o.add(1, 1500, 1480);
+        ByteBuf slab = o.buffer(1);
+        assertEquals(0, o.offset(1));
+        assertEquals(1500, o.size(1));
         assertEquals(43 * 1500, slab.capacity(), "a slab holds one full GSO run: 43 packets of 1,500 bytes in 65,507");
-        ByteBuf onTheWire = second.writeZero(100).retain(); // a transmission the socket has not written yet
-        o.add(2, second, 80);
-        ByteBuf odd = o.newPacketBuffer(2000); // larger than a packet: a buffer of its own
-        assertEquals(2000, odd.capacity());
-        assertEquals(2000, slabOf(odd).capacity(), "not a slice of a slab: a buffer of its own");
-        o.add(3, odd.writeZero(2000), 1980);
+        o.add(2, 100, 80);
+        assertSame(slab, o.buffer(2), "in the same slab");
+        assertEquals(1500, o.offset(2), "the next packet starts where the last one ends");
+        assertEquals(1, slab.refCnt(), "one reference for the slab, none per packet");
+        ByteBuf onTheWire = slab.retainedSlice(o.offset(2), o.size(2)); // a run the socket has not written yet
+        o.add(3, 2000, 1980); // larger than a packet: a buffer of its own
+        ByteBuf odd = o.buffer(3);
+        assertNotSame(slab, odd);
+        assertEquals(2000, odd.capacity(), "not a part of a slab: a buffer of its own");
+        assertEquals(0, o.offset(3));
 
         o.removeFirst();
         o.removeFirst();
         o.removeFirst(); // nothing outstanding, but the socket still holds the second packet
         assertEquals(0, odd.refCnt());
         assertEquals(0, slabs.used(), "a slab still held elsewhere is let go, not written over");
-        ByteBuf fresh = o.newPacketBuffer(1500);
-        assertNotSame(slab, slabOf(fresh), "a new slab");
+        assertEquals(1, slab.refCnt(), "the socket's reference only");
+        o.add(4, 1500, 1480);
+        ByteBuf fresh = o.buffer(4);
+        assertNotSame(slab, fresh, "a new slab");
         onTheWire.release();
         assertEquals(0, slab.refCnt(), "the old slab went back once the socket let go of its last packet");
-        o.add(4, fresh.writeZero(1500), 1480);
         o.removeFirst(); // nothing outstanding and nobody holds a part: the same slab starts over
-        ByteBuf again = o.newPacketBuffer(1500);
-        assertEquals(fresh.memoryAddress(), again.memoryAddress(), "written over from its start");
-        o.add(5, again.writeZero(1500), 1480);
+        o.add(5, 1500, 1480);
+        assertSame(fresh, o.buffer(5));
+        assertEquals(0, o.offset(5), "written over from its start");
 
         for (int k = 0; k < 43; k++) { // fills the slab: the 43rd packet's successor needs another
-            o.add(6 + k, o.newPacketBuffer(1500).writeZero(1500), 1480);
+            o.add(6 + k, 1500, 1480);
         }
-        assertNotSame(slabOf(again), slabOf(o.packet(48)), "a full slab gives way to the next");
-        ByteBuf last = slabOf(o.packet(48));
+        assertSame(fresh, o.buffer(47));
+        assertNotSame(fresh, o.buffer(48), "a full slab gives way to the next");
+        ByteBuf last = o.buffer(48);
+        o.removeFirst(); // packet 5: the full slab still holds 42 packets
+        assertEquals(1, fresh.refCnt(), "a slab that is no longer current stays while it holds packets");
         o.releaseAll();
-        assertEquals(0, slabOf(fresh).refCnt(), "released with the connection");
+        assertEquals(0, fresh.refCnt(), "released with the connection");
         assertEquals(0, last.refCnt());
-    }
-
-    /** The buffer a packet is a slice of, through the leak detector's wrappers (paranoid in tests). */
-    private static ByteBuf slabOf(ByteBuf packet) {
-        ByteBuf b = packet;
-        for (ByteBuf outer; (outer = b.unwrap()) != null; ) {
-            b = outer;
-        }
-        return b;
     }
 }

@@ -19,7 +19,7 @@ class SendQueueTest {
         held.setByte(0, 99); // the owner reuses it
         queue.flush();
         ByteBuf out = Unpooled.buffer(8);
-        queue.transferTo(out, 8);
+        queue.transferTo(out, 0, 8);
         assertEquals(1, out.getByte(0), "the queued bytes are the ones written");
         held.release();
         out.release();
@@ -34,7 +34,7 @@ class SendQueueTest {
         handed.release();
         queue.flush();
         ByteBuf out = Unpooled.buffer(8);
-        queue.transferTo(out, 8);
+        queue.transferTo(out, 0, 8);
         assertEquals(0, handed.refCnt(), "released once its bytes are in a packet");
         out.release();
     }
