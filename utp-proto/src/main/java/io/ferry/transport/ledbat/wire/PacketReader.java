@@ -44,13 +44,18 @@ public final class PacketReader {
         this.end = packet.writerIndex();
         this.sackOffset = -1;
         this.sackLength = 0;
-        PacketValidity validity = walk(packet, this);
+        int base = start;
+        if (end - base < UtpWire.HEADER_SIZE) {
+            this.buf = null;
+            return PacketValidity.TOO_SHORT;
+        }
+        // the first eight bytes once, for the checks and the fields: each ByteBuf read checks bounds and the count
+        long typeToTimestamp = packet.getLong(base + UtpWire.OFFSET_TYPE_VERSION);
+        PacketValidity validity = walk(packet, this, (int) (typeToTimestamp >>> 56) & 0xFF, (int) (typeToTimestamp >>> 48) & 0xFF);
         if (validity != PacketValidity.VALID) {
             this.buf = null;
             return validity;
         }
-        int base = packet.readerIndex();
-        long typeToTimestamp = packet.getLong(base + UtpWire.OFFSET_TYPE_VERSION);
         long differenceAndWindow = packet.getLong(base + UtpWire.OFFSET_TIMESTAMP_DIFFERENCE);
         int seqAndAck = packet.getInt(base + UtpWire.OFFSET_SEQ_NR);
         type = PacketType.fromCode((int) (typeToTimestamp >>> 60));
@@ -71,23 +76,24 @@ public final class PacketReader {
      * @return {@link PacketValidity#VALID} or the first defect found
      */
     public static PacketValidity validate(ByteBuf packet) {
-        return walk(packet, null);
-    }
-
-    private static PacketValidity walk(ByteBuf packet, PacketReader sink) {
         int start = packet.readerIndex();
-        int limit = packet.writerIndex();
-        if (limit - start < UtpWire.HEADER_SIZE) {
+        if (packet.writerIndex() - start < UtpWire.HEADER_SIZE) {
             return PacketValidity.TOO_SHORT;
         }
-        int typeVersion = packet.getUnsignedByte(start + UtpWire.OFFSET_TYPE_VERSION);
+        return walk(packet, null, packet.getUnsignedByte(start + UtpWire.OFFSET_TYPE_VERSION),
+                packet.getUnsignedByte(start + UtpWire.OFFSET_EXTENSION));
+    }
+
+    /** Checks a packet at least a header long whose first two bytes are {@code typeVersion} and {@code extension}. */
+    private static PacketValidity walk(ByteBuf packet, PacketReader sink, int typeVersion, int extension) {
+        int start = packet.readerIndex();
+        int limit = packet.writerIndex();
         if ((typeVersion & 0x0F) != UtpWire.VERSION) {
             return PacketValidity.BAD_VERSION;
         }
         if (PacketType.fromCode(typeVersion >>> 4) == null) {
             return PacketValidity.UNKNOWN_TYPE;
         }
-        int extension = packet.getUnsignedByte(start + UtpWire.OFFSET_EXTENSION);
         int pos = start + UtpWire.HEADER_SIZE;
         while (extension != UtpWire.EXTENSION_NONE) {
             if (limit - pos < UtpWire.EXTENSION_HEADER_SIZE) {
