@@ -122,29 +122,28 @@ public final class ConnectionOutput {
 
     /**
      * Datagrams in the order they leave, in parallel arrays of a growing ring: the buffer, where the
-     * datagram starts in it (-1: the whole buffer, owned) and its length, and whether the entry holds the
-     * queue's reference to its buffer (the first of a run of places in one buffer; the rest share it).
+     * datagram starts in it (-1: the whole buffer, owned) and its length. The queue holds one reference to a
+     * buffer per run of places in it queued one after another (owned datagrams between them do not end a
+     * run). Datagrams leave from the head, so the place leaving is always the first of its run: the run's
+     * reference goes on with the next place if that is in the same buffer, else back to the buffer.
      */
     private static final class Transmits {
         private ByteBuf[] bufs = new ByteBuf[16];
         private int[] offsets = new int[16];
         private int[] lengths = new int[16];
-        private boolean[] holds = new boolean[16];
         private int head;
         private int size;
-        /** The buffer of the last place queued while the queue holds a reference to it, else null. */
-        private ByteBuf held;
+        /** The buffer of the last place queued while a place is queued (its run's), else null. */
+        private ByteBuf lastPlace;
 
         boolean isEmpty() {
             return size == 0;
         }
 
         void add(ByteBuf buf, int offset, int length) {
-            boolean hold = false;
-            if (offset >= 0 && buf != held) {
+            if (offset >= 0 && buf != lastPlace) {
                 buf.retain(); // once per run of places in one buffer
-                held = buf;
-                hold = true;
+                lastPlace = buf;
             }
             if (size == bufs.length) {
                 grow();
@@ -153,7 +152,6 @@ public final class ConnectionOutput {
             bufs[i] = buf;
             offsets[i] = offset;
             lengths[i] = length;
-            holds[i] = hold;
             size++;
         }
 
@@ -162,12 +160,10 @@ public final class ConnectionOutput {
             if (size == 0) {
                 return false;
             }
-            int i = head;
-            ByteBuf buf = bufs[i];
-            int offset = offsets[i];
-            int length = lengths[i];
-            boolean hold = holds[i];
-            remove(i);
+            ByteBuf buf = bufs[head];
+            int offset = offsets[head];
+            int length = lengths[head];
+            removeHead();
             if (offset < 0) {
                 sink.send(buf);
                 return true;
@@ -175,7 +171,7 @@ public final class ConnectionOutput {
             try {
                 sink.sendPart(buf, offset, length);
             } finally {
-                handOn(buf, hold);
+                placeLeft(buf);
             }
             return true;
         }
@@ -184,61 +180,48 @@ public final class ConnectionOutput {
             if (size == 0) {
                 return null;
             }
-            int i = head;
-            ByteBuf buf = bufs[i];
-            int offset = offsets[i];
-            int length = lengths[i];
-            boolean hold = holds[i];
-            remove(i);
+            ByteBuf buf = bufs[head];
+            int offset = offsets[head];
+            int length = lengths[head];
+            removeHead();
             if (offset < 0) {
                 return buf;
             }
             ByteBuf slice = buf.retainedSlice(offset, length);
-            handOn(buf, hold);
+            placeLeft(buf);
             return slice;
         }
 
         void releaseAll() {
             while (size > 0) {
-                int i = head;
-                ByteBuf buf = bufs[i];
-                boolean owned = offsets[i] < 0;
-                boolean hold = holds[i];
-                remove(i);
+                ByteBuf buf = bufs[head];
+                boolean owned = offsets[head] < 0;
+                removeHead();
                 if (owned) {
                     buf.release();
                 } else {
-                    handOn(buf, hold);
+                    placeLeft(buf);
                 }
             }
         }
 
-        /**
-         * A place in {@code buf} left the queue; if it held the queue's reference ({@code hold}), the reference
-         * goes to the next place queued in the same buffer, if one follows, or back to the buffer.
-         */
-        private void handOn(ByteBuf buf, boolean hold) {
-            if (!hold) {
-                return;
-            }
+        /** The first place of its run in {@code buf} left the queue (after the sink had it, which may have queued more). */
+        private void placeLeft(ByteBuf buf) {
             for (int k = 0; k < size; k++) {
                 int j = (head + k) & (bufs.length - 1);
                 if (offsets[j] >= 0) {
-                    if (bufs[j] == buf) {
-                        holds[j] = true; // the next place in the same buffer carries the reference on
-                        return;
+                    if (bufs[j] != buf) {
+                        buf.release(); // the run ended; other places are queued, so lastPlace stays theirs
                     }
-                    break;
+                    return; // else the next place carries the run's reference on
                 }
             }
-            if (held == buf) {
-                held = null;
-            }
+            lastPlace = null;
             buf.release();
         }
 
-        private void remove(int i) {
-            bufs[i] = null;
+        private void removeHead() {
+            bufs[head] = null;
             head = (head + 1) & (bufs.length - 1);
             size--;
         }
@@ -248,18 +231,15 @@ public final class ConnectionOutput {
             ByteBuf[] b = new ByteBuf[2 * n];
             int[] o = new int[2 * n];
             int[] l = new int[2 * n];
-            boolean[] h = new boolean[2 * n];
             for (int k = 0; k < size; k++) {
                 int from = (head + k) & (n - 1);
                 b[k] = bufs[from];
                 o[k] = offsets[from];
                 l[k] = lengths[from];
-                h[k] = holds[from];
             }
             bufs = b;
             offsets = o;
             lengths = l;
-            holds = h;
             head = 0;
         }
     }

@@ -106,4 +106,26 @@ class ConnectionOutputTest {
         a.release();
         b.release();
     }
+
+    @Test
+    void aRunThatEndsWhileAnotherPlaceOfItsSlabWaitsKeepsThatRunsReferenceForWhatJoinsItLater() {
+        ConnectionOutput out = new ConnectionOutput();
+        ByteBuf a = slab();
+        ByteBuf b = slab();
+        out.sendPart(a, 0, 1000);    // a retransmission from an older slab
+        out.sendPart(b, 0, 1000);    // a new packet
+        out.sendPart(a, 1000, 1000); // another retransmission: a's second run
+        ByteBuf first = out.pollTransmit(); // the driver takes one and stops (its socket is over its high-water mark)
+        first.release();
+        assertEquals(2, a.refCnt(), "the slab's own reference and its second run's");
+        out.sendPart(a, 2000, 1000); // joins the run still queued, which already holds a reference
+        assertEquals(2, a.refCnt());
+        Recorder sink = new Recorder();
+        out.drainTo(sink, true, () -> true);
+        assertEquals(List.of("part:1/1000", "part:2/1000", "part:3/1000"), sink.sent);
+        assertEquals(1, a.refCnt(), "every reference the queue took is given back");
+        assertEquals(1, b.refCnt());
+        a.release();
+        b.release();
+    }
 }
